@@ -1,0 +1,133 @@
+#include "ops/hardsigmoid_checks.h"
+
+#include <ATen/MemoryOverlap.h>
+#include <c10/core/GradMode.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+
+namespace hardsigmoid_ops::checks {
+namespace {
+
+bool is_supported_dtype(at::ScalarType dtype) {
+  return dtype == at::kFloat || dtype == at::kDouble || dtype == at::kHalf ||
+         dtype == at::kBFloat16;
+}
+
+// Layouts other than dense strided memory, by the name a user knows them.
+const char* unsupported_layout_name(const at::Tensor& t) {
+  if (t.is_quantized()) return "quantized";
+  if (t.is_nested()) return "nested";
+  if (t.is_mkldnn()) return "mkldnn";
+  switch (t.layout()) {
+    case at::kStrided:
+      return nullptr;
+    case at::kSparse:
+      return "sparse COO";
+    case at::kSparseCsr:
+      return "sparse CSR";
+    case at::kSparseCsc:
+      return "sparse CSC";
+    case at::kSparseBsr:
+      return "sparse BSR";
+    case at::kSparseBsc:
+      return "sparse BSC";
+    default:
+      return "non-strided";
+  }
+}
+
+// The span of storage elements [first, last] a tensor can touch; numel() must be > 0.
+std::pair<int64_t, int64_t> element_span(const at::Tensor& t) {
+  int64_t first = t.storage_offset();
+  int64_t last = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t extent = (t.size(d) - 1) * t.stride(d);
+    (extent < 0 ? first : last) += extent;
+  }
+  return {first, last};
+}
+
+// True when a and b (of one shape) address the same memory for every index. Strides of size-1
+// dimensions are never used, so they may differ.
+bool same_elements(const at::Tensor& a, const at::Tensor& b) {
+  if (a.storage_offset() != b.storage_offset()) return false;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string format_sizes(c10::SymIntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) text += ", ";
+    if (auto value = sizes[i].maybe_as_int()) {
+      text += std::to_string(*value);
+    } else {
+      text += sizes[i].toSymNodeImplUnowned()->str();
+    }
+  }
+  return text + "]";
+}
+
+void check_input(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK(t.defined(), op, ": ", name, " is an undefined tensor");
+  const char* layout = unsupported_layout_name(t);
+  TORCH_CHECK(layout == nullptr, op, ": ", name, " is a ", layout,
+              " tensor; only dense (strided) tensors are supported");
+  TORCH_CHECK_NOT_IMPLEMENTED(is_supported_dtype(t.scalar_type()), op, ": not implemented for '",
+                              c10::toString(t.scalar_type()), "' (", name,
+                              "); supported dtypes are Float, Double, Half and BFloat16");
+}
+
+void check_same_device(const char* op, const char* name_a, const at::Tensor& a,
+                       const char* name_b, const at::Tensor& b) {
+  TORCH_CHECK(a.device() == b.device(), op, ": ", name_a, " is on ", a.device().str(), " but ",
+              name_b, " is on ", b.device().str(), "; expected both on one device");
+}
+
+void check_same_shape_and_dtype(const char* op, const char* name_a, const at::Tensor& a,
+                                const char* name_b, const at::Tensor& b) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), op, ": ", name_a, " has dtype ",
+              c10::toString(a.scalar_type()), " but ", name_b, " has dtype ",
+              c10::toString(b.scalar_type()), "; expected the same dtype");
+  TORCH_CHECK(a.sym_sizes() == b.sym_sizes(), op, ": ", name_a, " has shape ",
+              format_sizes(a.sym_sizes()), " but ", name_b, " has shape ",
+              format_sizes(b.sym_sizes()), "; expected the same shape");
+}
+
+void check_no_internal_overlap(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK(at::has_internal_overlap(t) != at::MemOverlap::Yes, op, ": ", name,
+              " has elements that share memory (an expanded tensor, say) and cannot be written; "
+              "clone() it first");
+}
+
+void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::Tensor& out) {
+  if (self.is_meta() || self.numel() == 0 || !out.is_alias_of(self)) {
+    return;
+  }
+  if (same_elements(self, out)) {
+    return;
+  }
+  const auto [self_first, self_last] = element_span(self);
+  const auto [out_first, out_last] = element_span(out);
+  TORCH_CHECK(out_last < self_first || self_last < out_first, op,
+              ": out shares memory with self without being self; pass self itself for an "
+              "in-place result, or a separate out");
+}
+
+void check_not_recorded_by_autograd(const char* op, std::initializer_list<at::Tensor> inputs) {
+  if (!c10::GradMode::is_enabled()) {
+    return;
+  }
+  const bool any_requires_grad = std::any_of(
+      inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.requires_grad(); });
+  TORCH_CHECK(!any_requires_grad, op,
+              ": an input requires grad, and this op does not support autograd; use the "
+              "functional hardsigmoid_ops::hardsigmoid, or call it under torch.no_grad()");
+}
+
+}  // namespace hardsigmoid_ops::checks
