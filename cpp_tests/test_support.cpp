@@ -1,0 +1,280 @@
+#include "test_support.h"
+
+#include <ATen/Dispatch.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace hardsigmoid_test {
+namespace {
+
+// The fraction of random elements replaced by an edge value.
+constexpr double kEdgeProbability = 0.25;
+
+// The element whose bit pattern is `delta` units above `value`'s: the next representable value
+// away from zero for delta = +1, toward zero for delta = -1.
+template <typename T>
+T step_bits(T value, int delta) {
+  using Bits = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof(T));
+  bits = static_cast<Bits>(bits + delta);
+  std::memcpy(&value, &bits, sizeof(T));
+  return value;
+}
+
+at::ScalarType bits_dtype(at::ScalarType dtype) {
+  switch (c10::elementSize(dtype)) {
+    case 2:
+      return at::kShort;
+    case 4:
+      return at::kInt;
+    case 8:
+      return at::kLong;
+  }
+  TORCH_CHECK(false, "no integer type of the size of ", dtype);
+}
+
+std::vector<int64_t> contiguous_strides(at::IntArrayRef shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+struct Geometry {
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+
+Geometry geometry_for(Layout layout, at::IntArrayRef shape) {
+  Geometry g{contiguous_strides(shape), 0};
+  switch (layout) {
+    case Layout::Contiguous:
+      break;
+    case Layout::Transposed: {
+      int64_t stride = 1;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        g.strides[d] = stride;
+        stride *= std::max<int64_t>(shape[d], 1);
+      }
+      break;
+    }
+    case Layout::Offset:
+      g.offset = 1;
+      break;
+    case Layout::Step2:
+      for (int64_t& s : g.strides) s *= 2;
+      break;
+    case Layout::ChannelsLast: {
+      TORCH_CHECK(shape.size() == 4, "channels_last needs a 4-D shape");
+      const int64_t c = std::max<int64_t>(shape[1], 1);
+      const int64_t h = std::max<int64_t>(shape[2], 1);
+      const int64_t w = std::max<int64_t>(shape[3], 1);
+      g.strides = {h * w * c, 1, w * c, c};
+      break;
+    }
+    case Layout::Expanded:
+      TORCH_CHECK(!shape.empty(), "an expanded layout needs a dimension");
+      g.strides[0] = 0;
+      break;
+  }
+  return g;
+}
+
+// Elements of storage the view needs, gaps included.
+int64_t storage_numel(at::IntArrayRef shape, const Geometry& g) {
+  int64_t last = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return g.offset;
+    last += (shape[d] - 1) * g.strides[d];
+  }
+  return g.offset + last + 1;
+}
+
+// The part of a view that owns its memory: stride-0 dimensions narrowed to their first index.
+at::Tensor distinct_part(at::Tensor t) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) == 0 && t.size(d) > 1) t = t.narrow(d, 0, 1);
+  }
+  return t;
+}
+
+std::string hex_bits(int64_t bits, size_t bytes) {
+  std::ostringstream s;
+  s << "0x" << std::hex << std::setfill('0') << std::setw(static_cast<int>(2 * bytes))
+    << (static_cast<uint64_t>(bits) & (bytes == 8 ? ~0ULL : ((1ULL << (8 * bytes)) - 1)));
+  return s.str();
+}
+
+}  // namespace
+
+uint64_t fresh_seed() {
+  if (const char* fixed = std::getenv("HARDSIGMOID_TEST_SEED")) {
+    return std::strtoull(fixed, nullptr, 10);
+  }
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+const std::vector<at::ScalarType>& supported_dtypes() {
+  static const std::vector<at::ScalarType> dtypes = {at::kFloat, at::kDouble, at::kHalf,
+                                                     at::kBFloat16};
+  return dtypes;
+}
+
+std::string dtype_label(at::ScalarType dtype) { return c10::toString(dtype); }
+
+std::string device_label(DeviceKind device) { return device == DeviceKind::CPU ? "CPU" : "CUDA"; }
+
+at::Device to_device(DeviceKind device) {
+  return device == DeviceKind::CPU ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+}
+
+bool device_missing(DeviceKind device) { return device == DeviceKind::CUDA && !at::hasCUDA(); }
+
+at::Tensor edge_values(at::ScalarType dtype) {
+  at::Tensor result;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "edge_values", [&] {
+    using limits = std::numeric_limits<scalar_t>;
+    const scalar_t three(3.0f);
+    const scalar_t minus_three(-3.0f);
+    const scalar_t largest_subnormal = step_bits(limits::min(), -1);
+    const std::vector<scalar_t> values = {
+        limits::quiet_NaN(),           limits::infinity(),
+        -limits::infinity(),           scalar_t(0.0f),
+        scalar_t(-0.0f),               three,
+        minus_three,                   step_bits(three, -1),
+        step_bits(three, +1),          step_bits(minus_three, -1),
+        step_bits(minus_three, +1),    limits::denorm_min(),
+        -limits::denorm_min(),         largest_subnormal,
+        -largest_subnormal,            limits::min(),
+        -limits::min(),                limits::max(),
+        limits::lowest(),
+    };
+    result = at::empty({static_cast<int64_t>(values.size())}, dtype);
+    std::memcpy(result.mutable_data_ptr(), values.data(), values.size() * sizeof(scalar_t));
+  });
+  return result;
+}
+
+at::Tensor random_values(at::IntArrayRef shape, at::ScalarType dtype) {
+  const at::Tensor normal = (at::randn(shape, at::kDouble) * 4).to(dtype);
+  const at::Tensor edges = edge_values(dtype);
+  const at::Tensor use_edge = at::rand(shape, at::kDouble) < kEdgeProbability;
+  const at::Tensor which = at::randint(edges.numel(), shape, at::kLong);
+  return at::where(use_edge, edges.index_select(0, which.reshape({-1})).reshape(shape), normal);
+}
+
+std::string layout_label(Layout layout) {
+  switch (layout) {
+    case Layout::Contiguous:
+      return "Contiguous";
+    case Layout::Transposed:
+      return "Transposed";
+    case Layout::Offset:
+      return "Offset";
+    case Layout::Step2:
+      return "Step2";
+    case Layout::ChannelsLast:
+      return "ChannelsLast";
+    case Layout::Expanded:
+      return "Expanded";
+  }
+  return "?";
+}
+
+std::vector<int64_t> shape_for(Layout layout, int64_t size) {
+  if (size == kZeroDim) return {};
+  switch (layout) {
+    case Layout::Transposed:
+      return {size, 3};
+    case Layout::ChannelsLast:
+      return {1, 3, size, 2};
+    case Layout::Expanded:
+      return {3, size};
+    default:
+      return {size};
+  }
+}
+
+Placed place_values(Layout layout, const at::Tensor& values, at::Device device) {
+  const Geometry g = geometry_for(layout, values.sizes());
+  Placed placed;
+  placed.buffer = at::full({storage_numel(values.sizes(), g)}, kSentinel,
+                           at::TensorOptions().dtype(values.scalar_type()).device(device));
+  placed.view = placed.buffer.as_strided(values.sizes(), g.strides, g.offset);
+  const at::Tensor target = distinct_part(placed.view);
+  at::Tensor source = values;
+  for (int64_t d = 0; d < source.dim(); ++d) source = source.narrow(d, 0, target.size(d));
+  target.copy_(source);
+  return placed;
+}
+
+Placed place(Layout layout, at::IntArrayRef shape, at::ScalarType dtype, at::Device device) {
+  return place_values(layout, random_values(shape, dtype), device);
+}
+
+Placed clone(const Placed& placed) {
+  Placed copy;
+  copy.buffer = placed.buffer.clone();
+  copy.view = copy.buffer.as_strided(placed.view.sizes(), placed.view.strides(),
+                                     placed.view.storage_offset());
+  return copy;
+}
+
+testing::AssertionResult same_bits(const at::Tensor& actual, const at::Tensor& expected,
+                                   const at::Tensor& input) {
+  if (!actual.defined() || !expected.defined()) {
+    return testing::AssertionFailure() << "undefined tensor";
+  }
+  if (actual.scalar_type() != expected.scalar_type()) {
+    return testing::AssertionFailure()
+           << "dtype " << actual.scalar_type() << ", expected " << expected.scalar_type();
+  }
+  if (actual.sizes() != expected.sizes()) {
+    return testing::AssertionFailure()
+           << "shape " << actual.sizes() << ", expected " << expected.sizes();
+  }
+  const at::Tensor a = actual.cpu().contiguous().reshape({-1});
+  const at::Tensor e = expected.cpu().contiguous().reshape({-1});
+  const at::Tensor a_nan = a.isnan();
+  const at::Tensor e_nan = e.isnan();
+  const at::ScalarType bits = bits_dtype(a.scalar_type());
+  const at::Tensor a_bits = a.view(bits);
+  const at::Tensor e_bits = e.view(bits);
+  const at::Tensor differs = (a_nan != e_nan) | (a_nan.logical_not() & (a_bits != e_bits));
+  const int64_t count = differs.sum().item<int64_t>();
+  if (count == 0) {
+    return testing::AssertionSuccess();
+  }
+  const bool show_input = input.defined() && input.sizes() == actual.sizes();
+  const at::Tensor in = show_input ? input.cpu().contiguous().reshape({-1}) : at::Tensor();
+  const at::Tensor positions = differs.nonzero().reshape({-1});
+  const size_t bytes = c10::elementSize(a.scalar_type());
+  auto failure = testing::AssertionFailure();
+  failure << count << " of " << a.numel() << " elements differ (shape " << actual.sizes()
+          << ", dtype " << actual.scalar_type() << "); first ones:";
+  for (int64_t k = 0; k < std::min<int64_t>(positions.numel(), 8); ++k) {
+    const int64_t i = positions[k].item<int64_t>();
+    failure << "\n  [" << i << "] actual " << a[i].item<double>() << " ("
+            << hex_bits(a_bits[i].item<int64_t>(), bytes) << "), expected " << e[i].item<double>()
+            << " (" << hex_bits(e_bits[i].item<int64_t>(), bytes) << ")";
+    if (show_input) failure << ", input " << std::setprecision(17) << in[i].item<double>();
+  }
+  return failure;
+}
+
+std::vector<int64_t> strides_of(const at::Tensor& t) { return t.strides().vec(); }
+
+}  // namespace hardsigmoid_test

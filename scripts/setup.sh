@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian 12 machine: the Debian packages the build needs, then the project's own
+# virtual environment (.venv) with the pinned torch and the test tools. Safe to run again: it only
+# installs what is missing. Sourced by the other scripts.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+
+# Debian packages: the compiler and build tools, GoogleTest, Google Benchmark, clang-format.
+packages=(g++ cmake ninja-build libgtest-dev libbenchmark-dev clang-format)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+fi
+
+# The virtual environment, reinstalled only when requirements.txt changes.
+if [[ ! -x "$VENV/bin/python" ]]; then
+  echo "setup: creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+stamp="$VENV/.requirements.sha256"
+want="$(sha256sum "$ROOT/requirements.txt" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "setup: installing requirements.txt into $VENV (torch is a large download)"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q -r "$ROOT/requirements.txt"
+  echo "$want" >"$stamp"
+fi
