@@ -42,7 +42,7 @@ at::ScalarType bits_dtype(at::ScalarType dtype) {
   TORCH_CHECK(false, "no integer type of the size of ", dtype);
 }
 
-std::vector<int64_t> contiguous_strides(at::IntArrayRef shape) {
+std::vector<int64_t> row_major_strides(at::IntArrayRef shape) {
   std::vector<int64_t> strides(shape.size());
   int64_t stride = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
@@ -58,7 +58,7 @@ struct Geometry {
 };
 
 Geometry geometry_for(Layout layout, at::IntArrayRef shape) {
-  Geometry g{contiguous_strides(shape), 0};
+  Geometry g{row_major_strides(shape), 0};
   switch (layout) {
     case Layout::Contiguous:
       break;

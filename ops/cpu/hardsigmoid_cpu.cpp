@@ -1,45 +1,20 @@
 // CPU drivers: split the work across threads and hand contiguous spans to the loops.
 //
-// Two paths. When every tensor is non-overlapping and dense with the same strides (contiguous,
-// channels_last, any permutation, a misaligned slice), the elements are one flat span of memory
-// in the tensors' own order: split it with at::parallel_for. Otherwise (step slices, expanded
-// inputs, mixed layouts) a TensorIterator walks the elements, coalescing what it can into
-// contiguous rows.
+// Two paths (ops/tensor_walk.h): a flat span split with at::parallel_for, or, for step slices,
+// expanded inputs and mixed layouts, a TensorIterator whose contiguous rows go to the same loops.
 #include "ops/cpu/hardsigmoid_cpu.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
-#include <ATen/TensorIterator.h>
-
-#include <initializer_list>
 
 #include "ops/cpu/scalar_loops.h"
+#include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cpu {
 namespace {
 
 // Elements per task for at::parallel_for: aten's own grain for pointwise ops.
 constexpr int64_t kGrainSize = at::internal::GRAIN_SIZE;
-
-bool same_dense_layout(std::initializer_list<const at::Tensor*> tensors) {
-  const at::Tensor& first = **tensors.begin();
-  for (const at::Tensor* t : tensors) {
-    if (!t->is_non_overlapping_and_dense() || t->strides() != first.strides()) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// A TensorIterator over already-checked tensors: no resizing, no overlap checks of its own.
-at::TensorIterator make_iterator(const at::Tensor& out, std::initializer_list<at::Tensor> inputs) {
-  at::TensorIteratorConfig config;
-  config.set_check_mem_overlap(false).resize_outputs(false).add_output(out);
-  for (const at::Tensor& input : inputs) {
-    config.add_const_input(input);
-  }
-  return config.build();
-}
 
 template <typename scalar_t>
 bool is_contiguous_row(const int64_t* strides, int ntensors) {

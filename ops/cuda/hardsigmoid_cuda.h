@@ -1,0 +1,12 @@
+// CUDA kernels: bit-for-bit aten's CUDA hardsigmoid and hardsigmoid_backward.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace hardsigmoid_ops::cuda {
+
+void hardsigmoid_kernel(const at::Tensor& self, const at::Tensor& out);
+void hardsigmoid_backward_kernel(const at::Tensor& grad_output, const at::Tensor& self,
+                                 const at::Tensor& grad_input);
+
+}  // namespace hardsigmoid_ops::cuda

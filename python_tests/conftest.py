@@ -1,0 +1,69 @@
+"""Loads the library under test once for the whole suite and provides the shared fixtures.
+
+HARDSIGMOID_OPS_LIBRARY names the .so (default: build/libhardsigmoid_ops.so under the repository
+root). HARDSIGMOID_OPS_SEED fixes the random inputs; without it a fresh seed is drawn each run,
+printed in the report header and next to every failure, so any failure can be replayed.
+"""
+
+import os
+import pathlib
+import random
+import zlib
+
+import pytest
+import torch
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
+LIBRARY = pathlib.Path(
+    os.environ.get("HARDSIGMOID_OPS_LIBRARY") or REPO_ROOT / "build" / "libhardsigmoid_ops.so"
+).resolve()
+SEED = int(os.environ.get("HARDSIGMOID_OPS_SEED") or random.SystemRandom().randrange(2**32))
+
+
+def pytest_configure(config):
+    if not LIBRARY.is_file():
+        raise pytest.UsageError(
+            f"hardsigmoid_ops library not found at {LIBRARY}. Build it (see README) or point "
+            "HARDSIGMOID_OPS_LIBRARY at libhardsigmoid_ops.so."
+        )
+    torch.ops.load_library(str(LIBRARY))
+    config.addinivalue_line(
+        "markers", "large: needs several GiB of memory and tens of seconds (deselect: -m 'not large')"
+    )
+
+
+def pytest_report_header(config):
+    return [
+        f"hardsigmoid_ops library: {LIBRARY}",
+        f"hardsigmoid_ops random seed: {SEED} (replay with HARDSIGMOID_OPS_SEED={SEED})",
+    ]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        report.sections.append(("hardsigmoid_ops seed", f"replay with HARDSIGMOID_OPS_SEED={SEED}"))
+    return report
+
+
+@pytest.fixture(
+    params=[
+        "cpu",
+        pytest.param(
+            "cuda",
+            marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"),
+        ),
+    ]
+)
+def device(request):
+    return request.param
+
+
+@pytest.fixture
+def gen(request):
+    """A CPU generator seeded from the session seed and the test's own name, so that a single test
+    replays identically whether it runs alone or within the whole suite."""
+    test_name = f"{request.node.module.__name__}::{request.node.name}"
+    request.node.user_properties.append(("hardsigmoid_ops_seed", SEED))
+    return torch.Generator().manual_seed(SEED ^ zlib.crc32(test_name.encode()))

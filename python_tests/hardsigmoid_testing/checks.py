@@ -1,0 +1,46 @@
+"""Zero-tolerance comparisons: equal values, NaN where aten has NaN, and identical bits elsewhere
+(so that +0 and -0 differ)."""
+
+import torch
+
+from .layouts import SENTINEL, addressed_mask
+from .values import BITS_DTYPE
+
+
+def assert_identical(ours, ref, inputs=None):
+    """`ours` equals the reference `ref` element for element, bit for bit except NaN payloads.
+    `inputs`, of ref's shape, are shown next to the first mismatches."""
+    torch.testing.assert_close(ours, ref, rtol=0, atol=0, equal_nan=True)
+    bits = BITS_DTYPE[ref.dtype]
+    differ = (ours.view(bits) != ref.view(bits)) & ~torch.isnan(ref)
+    if differ.any():
+        where = differ.nonzero()[:8].tolist()
+        details = []
+        for index in where:
+            index = tuple(index)
+            shown = f"input {inputs[index].item()!r}, " if inputs is not None else ""
+            details.append(f"{index}: {shown}ours {ours[index].item()!r} aten {ref[index].item()!r}")
+        raise AssertionError(
+            f"{int(differ.sum())} of {ref.numel()} elements differ in their bits (sign of zero?):\n"
+            + "\n".join(details)
+        )
+
+
+def assert_only_view_written(buffer, view):
+    """Every element of `buffer` outside `view` still holds the sentinel, bit for bit."""
+    outside = ~addressed_mask(buffer, view)
+    sentinel = torch.tensor(SENTINEL, dtype=buffer.dtype).view(BITS_DTYPE[buffer.dtype]).item()
+    changed = (buffer.view(BITS_DTYPE[buffer.dtype]) != sentinel) & outside
+    assert not changed.any(), (
+        f"{int(changed.sum())} elements outside the view were written, at buffer positions "
+        f"{changed.nonzero().flatten()[:8].tolist()}"
+    )
+
+
+def assert_unchanged(before, after):
+    """`after` holds exactly the bits `before` (a clone taken earlier) held."""
+    if before.is_floating_point():
+        bits = BITS_DTYPE[before.dtype]
+        assert torch.equal(before.view(bits), after.view(bits)), "a tensor that must be read only was written"
+    else:
+        assert torch.equal(before, after), "a tensor that must be read only was written"
