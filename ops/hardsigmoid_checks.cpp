@@ -83,8 +83,8 @@ void check_input(const char* op, const char* name, const at::Tensor& t) {
                               "); supported dtypes are Float, Double, Half and BFloat16");
 }
 
-void check_same_device(const char* op, const char* name_a, const at::Tensor& a,
-                       const char* name_b, const at::Tensor& b) {
+void check_same_device(const char* op, const char* name_a, const at::Tensor& a, const char* name_b,
+                       const at::Tensor& b) {
   TORCH_CHECK(a.device() == b.device(), op, ": ", name_a, " is on ", a.device().str(), " but ",
               name_b, " is on ", b.device().str(), "; expected both on one device");
 }
@@ -119,13 +119,14 @@ void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::
               "in-place result, or a separate out");
 }
 
+bool autograd_records(std::initializer_list<at::Tensor> inputs) {
+  return c10::GradMode::is_enabled() &&
+         std::any_of(inputs.begin(), inputs.end(),
+                     [](const at::Tensor& t) { return t.requires_grad(); });
+}
+
 void check_not_recorded_by_autograd(const char* op, std::initializer_list<at::Tensor> inputs) {
-  if (!c10::GradMode::is_enabled()) {
-    return;
-  }
-  const bool any_requires_grad = std::any_of(
-      inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.requires_grad(); });
-  TORCH_CHECK(!any_requires_grad, op,
+  TORCH_CHECK(!autograd_records(inputs), op,
               ": an input requires grad, and this op does not support autograd; use the "
               "functional hardsigmoid_ops::hardsigmoid, or call it under torch.no_grad()");
 }

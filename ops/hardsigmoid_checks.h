@@ -17,8 +17,8 @@ std::string format_sizes(c10::SymIntArrayRef sizes);
 void check_input(const char* op, const char* name, const at::Tensor& t);
 
 // The tensors live on one device.
-void check_same_device(const char* op, const char* name_a, const at::Tensor& a,
-                       const char* name_b, const at::Tensor& b);
+void check_same_device(const char* op, const char* name_a, const at::Tensor& a, const char* name_b,
+                       const at::Tensor& b);
 
 // The tensors have one shape and one dtype.
 void check_same_shape_and_dtype(const char* op, const char* name_a, const at::Tensor& a,
@@ -29,6 +29,9 @@ void check_no_internal_overlap(const char* op, const char* name, const at::Tenso
 
 // `out` is `self` element for element, or shares no memory with it.
 void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::Tensor& out);
+
+// Whether autograd records a call on these inputs: grad mode is on and one requires grad.
+bool autograd_records(std::initializer_list<at::Tensor> inputs);
 
 // In-place and out ops are not differentiable: refuse them while autograd would record them.
 void check_not_recorded_by_autograd(const char* op, std::initializer_list<at::Tensor> inputs);

@@ -42,8 +42,7 @@ C10_HOST_DEVICE inline opmath_t forward_cuda(opmath_t x) {
 // (-3, 3); a NaN input fails both comparisons and gives 0.
 template <typename opmath_t>
 C10_HOST_DEVICE inline opmath_t backward(opmath_t grad_output, opmath_t x) {
-  return (x > opmath_t(-3) && x < opmath_t(3)) ? grad_output * one_sixth<opmath_t>()
-                                               : opmath_t(0);
+  return (x > opmath_t(-3) && x < opmath_t(3)) ? grad_output * one_sixth<opmath_t>() : opmath_t(0);
 }
 
 }  // namespace hardsigmoid_ops::math

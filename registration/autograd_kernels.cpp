@@ -33,8 +33,7 @@ class HardsigmoidFunction : public torch::autograd::Function<HardsigmoidFunction
   }
 };
 
-class HardsigmoidBackwardFunction
-    : public torch::autograd::Function<HardsigmoidBackwardFunction> {
+class HardsigmoidBackwardFunction : public torch::autograd::Function<HardsigmoidBackwardFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& grad_output,
                             const at::Tensor& self) {
@@ -53,6 +52,11 @@ at::Tensor hardsigmoid_autograd(const at::Tensor& self) {
   // Checked here too, so that a sparse or nested input is named before the dispatcher finds no
   // kernel for its backend.
   checks::check_input("hardsigmoid", "self", self);
+  // Not recorded: run without building a graph node, most of the cost of a small call.
+  if (!checks::autograd_records({self})) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return hardsigmoid_ops::hardsigmoid(self);
+  }
   return HardsigmoidFunction::apply(self);
 }
 
@@ -80,6 +84,10 @@ void hardsigmoid_out_autograd(const at::Tensor& self, const at::Tensor& out) {
 at::Tensor hardsigmoid_backward_autograd(const at::Tensor& grad_output, const at::Tensor& self) {
   checks::check_input("hardsigmoid_backward", "grad_output", grad_output);
   checks::check_input("hardsigmoid_backward", "self", self);
+  if (!checks::autograd_records({grad_output, self})) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return hardsigmoid_ops::hardsigmoid_backward(grad_output, self);
+  }
   return HardsigmoidBackwardFunction::apply(grad_output, self);
 }
 

@@ -5,8 +5,7 @@
 
 namespace hardsigmoid_ops::registration {
 namespace {
-constexpr DeviceKernels kCudaKernels{&cuda::hardsigmoid_kernel,
-                                     &cuda::hardsigmoid_backward_kernel};
+constexpr DeviceKernels kCudaKernels{&cuda::hardsigmoid_kernel, &cuda::hardsigmoid_backward_kernel};
 }  // namespace
 
 TORCH_LIBRARY_IMPL(hardsigmoid_ops, CUDA, m) { register_device_kernels<kCudaKernels>(m); }

@@ -37,21 +37,23 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
     return;
   }
   at::TensorIterator iter = make_iterator(out, {self});
-  iter.for_each([](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-    for (int64_t row = 0; row < size1; ++row) {
-      char* out_row = data[0] + row * strides[2];
-      const char* in_row = data[1] + row * strides[3];
-      if (is_contiguous_row<scalar_t>(strides, 2)) {
-        forward_span(reinterpret_cast<const scalar_t*>(in_row), reinterpret_cast<scalar_t*>(out_row),
-                     size0);
-        continue;
-      }
-      for (int64_t i = 0; i < size0; ++i) {
-        forward_span(reinterpret_cast<const scalar_t*>(in_row + i * strides[1]),
-                     reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
-      }
-    }
-  }, kGrainSize);
+  iter.for_each(
+      [](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        for (int64_t row = 0; row < size1; ++row) {
+          char* out_row = data[0] + row * strides[2];
+          const char* in_row = data[1] + row * strides[3];
+          if (is_contiguous_row<scalar_t>(strides, 2)) {
+            forward_span(reinterpret_cast<const scalar_t*>(in_row),
+                         reinterpret_cast<scalar_t*>(out_row), size0);
+            continue;
+          }
+          for (int64_t i = 0; i < size0; ++i) {
+            forward_span(reinterpret_cast<const scalar_t*>(in_row + i * strides[1]),
+                         reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
+          }
+        }
+      },
+      kGrainSize);
 }
 
 template <typename scalar_t>
@@ -67,24 +69,26 @@ void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
     return;
   }
   at::TensorIterator iter = make_iterator(grad_input, {grad_output, self});
-  iter.for_each([](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-    for (int64_t row = 0; row < size1; ++row) {
-      char* out_row = data[0] + row * strides[3];
-      const char* grad_row = data[1] + row * strides[4];
-      const char* in_row = data[2] + row * strides[5];
-      if (is_contiguous_row<scalar_t>(strides, 3)) {
-        backward_span(reinterpret_cast<const scalar_t*>(grad_row),
-                      reinterpret_cast<const scalar_t*>(in_row),
-                      reinterpret_cast<scalar_t*>(out_row), size0);
-        continue;
-      }
-      for (int64_t i = 0; i < size0; ++i) {
-        backward_span(reinterpret_cast<const scalar_t*>(grad_row + i * strides[1]),
-                      reinterpret_cast<const scalar_t*>(in_row + i * strides[2]),
-                      reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
-      }
-    }
-  }, kGrainSize);
+  iter.for_each(
+      [](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        for (int64_t row = 0; row < size1; ++row) {
+          char* out_row = data[0] + row * strides[3];
+          const char* grad_row = data[1] + row * strides[4];
+          const char* in_row = data[2] + row * strides[5];
+          if (is_contiguous_row<scalar_t>(strides, 3)) {
+            backward_span(reinterpret_cast<const scalar_t*>(grad_row),
+                          reinterpret_cast<const scalar_t*>(in_row),
+                          reinterpret_cast<scalar_t*>(out_row), size0);
+            continue;
+          }
+          for (int64_t i = 0; i < size0; ++i) {
+            backward_span(reinterpret_cast<const scalar_t*>(grad_row + i * strides[1]),
+                          reinterpret_cast<const scalar_t*>(in_row + i * strides[2]),
+                          reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
+          }
+        }
+      },
+      kGrainSize);
 }
 
 }  // namespace

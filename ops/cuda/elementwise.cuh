@@ -7,10 +7,11 @@
 //  strided: a TensorIterator's coalesced shape and byte strides, split by the iterator into parts
 //           addressable with 32-bit offsets; coordinates by multiply-shift division.
 //
-// Both are grid-stride loops over tiles, each thread loading UNROLL vectors of every input before
-// computing, so that many independent loads are in flight. The grid fills the device once (its
-// multiprocessor count times the blocks each can hold, as the occupancy calculator says) and no
-// more: a persistent grid, with no tail of partly filled waves.
+// Each block covers one tile of the tensor and each thread one 16-byte vector (or 16 bytes of
+// scalars) of every input: on the H200 that ran at the copy's speed, while a persistent grid
+// sized from the multiprocessor count and occupancy, each thread looping over tiles with 64 bytes
+// in flight, ran 10% slower (benchmarks/NOTES.md). The kernels still loop over tiles, so a capped
+// grid (the `waves` argument, for the comparison) stays correct.
 #pragma once
 
 #include <ATen/TensorIterator.h>
@@ -25,11 +26,12 @@
 
 namespace hardsigmoid_ops::cuda {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 128;
 constexpr int kVectorBytes = 16;
-// Bytes each thread has in flight per input: UNROLL vectors of 16 bytes, or as many scalars.
-constexpr int kBytesInFlight = 64;
-constexpr int kMaxDims = 25;  // at most a TensorIterator's dimensions
+// Bytes each thread loads per input: one 16-byte vector, or as many scalars.
+constexpr int kBytesInFlight = 16;
+constexpr int kMaxDims = 25;         // at most a TensorIterator's dimensions
+constexpr int kOneTilePerBlock = 0;  // `waves` for a grid that covers the tensor
 
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) Vector {
@@ -52,8 +54,8 @@ __device__ __forceinline__ T apply(const Op& op, const T (&values)[N]) {
   }
 }
 
-template <typename T, int N, int kVec, int kUnroll, typename Op>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+__global__ void __launch_bounds__(kBlock)
     flat_kernel(Pointers<T, N> p, int64_t n, int64_t head, Op op) {
   // The first `head` elements, one a thread, bring every pointer to a vector boundary.
   if (blockIdx.x == 0 && threadIdx.x < head) {
@@ -67,20 +69,20 @@ __global__ void __launch_bounds__(kThreads)
   for (int k = 0; k < N; ++k) p.in[k] += head;
   n -= head;
 
-  constexpr int64_t kTile = int64_t{kThreads} * kUnroll * kVec;
+  constexpr int64_t kTile = int64_t{kBlock} * kUnroll * kVec;
   using V = Vector<T, kVec>;
   for (int64_t base = blockIdx.x * kTile; base < n; base += gridDim.x * kTile) {
     if (base + kTile <= n) {
       V loaded[kUnroll][N];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const int64_t i = base + (int64_t{u} * kThreads + threadIdx.x) * kVec;
+        const int64_t i = base + (int64_t{u} * kBlock + threadIdx.x) * kVec;
 #pragma unroll
         for (int k = 0; k < N; ++k) loaded[u][k] = *reinterpret_cast<const V*>(p.in[k] + i);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const int64_t i = base + (int64_t{u} * kThreads + threadIdx.x) * kVec;
+        const int64_t i = base + (int64_t{u} * kBlock + threadIdx.x) * kVec;
         V result;
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(kThreads)
       }
     } else {
       // The last, partial tile: one element a thread at a time, still coalesced.
-      for (int64_t i = base + threadIdx.x; i < n; i += kThreads) {
+      for (int64_t i = base + threadIdx.x; i < n; i += kBlock) {
         T values[N];
 #pragma unroll
         for (int k = 0; k < N; ++k) values[k] = p.in[k][i];
@@ -149,27 +151,29 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(StridedLayout<N> layo
   }
 }
 
-// Blocks to launch for `work_items` tiles: at most what the device holds at once.
+// Blocks to launch for `tiles` tiles: at most `waves` times what the device holds at once
+// (waves <= 0: one block a tile).
 template <typename Kernel>
-int64_t grid_size(Kernel kernel, int64_t tiles) {
+int64_t grid_size(Kernel kernel, int block, int64_t tiles, int waves) {
+  constexpr int64_t kMaxGrid = (int64_t{1} << 31) - 1;  // gridDim.x; the kernels loop beyond it
+  if (waves <= 0) return std::clamp<int64_t>(tiles, 1, kMaxGrid);
   // Occupancy depends on the kernel and the architecture, not on the launch: ask once.
   static const int blocks_per_sm = [&] {
     int blocks = 0;
-    C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0));
+    C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
     return std::max(blocks, 1);
   }();
   const int64_t resident =
       int64_t{at::cuda::getCurrentDeviceProperties()->multiProcessorCount} * blocks_per_sm;
-  return std::max<int64_t>(1, std::min(tiles, resident));
+  return std::clamp<int64_t>(std::min(tiles, resident * waves), 1, kMaxGrid);
 }
 
-template <typename T, int N, int kVec, typename Op>
-void launch_flat(const Pointers<T, N>& p, int64_t n, int64_t head, Op op) {
-  constexpr int kUnroll = std::max(1, kBytesInFlight / (kVec * static_cast<int>(sizeof(T))));
-  const auto kernel = flat_kernel<T, N, kVec, kUnroll, Op>;
-  const int64_t tile = int64_t{kThreads} * kUnroll * kVec;
-  const int64_t blocks = grid_size(kernel, (n - head + tile - 1) / tile);
-  kernel<<<blocks, kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(p, n, head, op);
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+void launch_flat(const Pointers<T, N>& p, int64_t n, int64_t head, Op op, int waves) {
+  const auto kernel = flat_kernel<T, N, kVec, kUnroll, kBlock, Op>;
+  const int64_t tile = int64_t{kBlock} * kUnroll * kVec;
+  const int64_t blocks = grid_size(kernel, kBlock, (n - head + tile - 1) / tile, waves);
+  kernel<<<blocks, kBlock, 0, at::cuda::getCurrentCUDAStream()>>>(p, n, head, op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
@@ -192,11 +196,13 @@ int64_t common_head(const Pointers<T, N>& p, int64_t n) {
 template <typename T, int N, typename Op>
 void run_flat(const Pointers<T, N>& p, int64_t n, Op op) {
   constexpr int kVec = kVectorBytes / sizeof(T);
+  constexpr int kVecUnroll = std::max(1, kBytesInFlight / kVectorBytes);
+  constexpr int kScalarUnroll = std::max(1, kBytesInFlight / static_cast<int>(sizeof(T)));
   const int64_t head = common_head(p, n);
   if (head >= 0) {
-    launch_flat<T, N, kVec>(p, n, head, op);
+    launch_flat<T, N, kVec, kVecUnroll, kThreads>(p, n, head, op, kOneTilePerBlock);
   } else {
-    launch_flat<T, N, 1>(p, n, 0, op);
+    launch_flat<T, N, 1, kScalarUnroll, kThreads>(p, n, 0, op, kOneTilePerBlock);
   }
 }
 
@@ -224,7 +230,8 @@ void run_strided(at::TensorIteratorBase& iter, Op op) {
   }
   const auto kernel = strided_kernel<T, N, kUnroll, Op>;
   const int64_t tile = int64_t{kThreads} * kUnroll;
-  const int64_t blocks = grid_size(kernel, (iter.numel() + tile - 1) / tile);
+  const int64_t blocks =
+      grid_size(kernel, kThreads, (iter.numel() + tile - 1) / tile, kOneTilePerBlock);
   kernel<<<blocks, kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(layout, op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }

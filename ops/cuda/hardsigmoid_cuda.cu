@@ -1,36 +1,14 @@
-// CUDA entry points: functors over ops/hardsigmoid_math.h, run by the walks of elementwise.cuh.
+// CUDA entry points: the functors of hardsigmoid_functors.cuh, run by the walks of elementwise.cuh.
 #include "ops/cuda/hardsigmoid_cuda.h"
 
 #include <ATen/Dispatch.h>
-#include <ATen/OpMathType.h>
 #include <c10/cuda/CUDAGuard.h>
 
 #include "ops/cuda/elementwise.cuh"
-#include "ops/hardsigmoid_math.h"
+#include "ops/cuda/hardsigmoid_functors.cuh"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cuda {
-namespace {
-
-template <typename scalar_t>
-struct ForwardOp {
-  __device__ __forceinline__ scalar_t operator()(scalar_t x) const {
-    using opmath_t = at::opmath_type<scalar_t>;
-    return static_cast<scalar_t>(math::forward_cuda(static_cast<opmath_t>(x)));
-  }
-};
-
-template <typename scalar_t>
-struct BackwardOp {
-  __device__ __forceinline__ scalar_t operator()(scalar_t grad_output, scalar_t x) const {
-    using opmath_t = at::opmath_type<scalar_t>;
-    return static_cast<scalar_t>(
-        math::backward(static_cast<opmath_t>(grad_output), static_cast<opmath_t>(x)));
-  }
-};
-
-}  // namespace
-
 void hardsigmoid_kernel(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) {
     return;

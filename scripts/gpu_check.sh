@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The proof on a machine with a GPU: builds against that machine's torch, runs the GoogleTest and
+# pytest suites with CUDA, compute-sanitizer memcheck over the CUDA tests, then the GPU benchmark
+# (CSV and PNG) and the C++ API's host overhead. Logs, CSV and PNG go to OUTDIR.
+#
+#   bash scripts/gpu_check.sh OUTDIR [tests|bench|all]     (default: all)
+#
+# TORCH_PYTHON picks the Python whose torch to build against and test with (default python3).
+# Where no GoogleTest is installed, put its sources in .deps/googletest. Each step's log ends in
+# OUTDIR; a failed step is reported and the others still run; the exit status is non-zero if any
+# step failed.
+set -uo pipefail
+OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"
+PART="${2:-all}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export BUILD_DIR="${BUILD_DIR:-$ROOT/build-gpu}"
+export TORCH_PYTHON="${TORCH_PYTHON:-python3}"
+export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
+status=0
+
+step() {
+  local name="$1"
+  shift
+  local start=$SECONDS
+  echo "== $name: $*"
+  if "$@" >"$OUTDIR/$name.log" 2>&1; then
+    echo "   ok ($((SECONDS - start)) s)"
+  else
+    echo "   FAILED with status $? ($((SECONDS - start)) s)"
+    status=1
+  fi
+  tail -n "${TAIL_LINES:-4}" "$OUTDIR/$name.log"
+}
+
+gtest_args=()
+[[ -d "$ROOT/.deps/googletest" ]] &&
+  gtest_args=(-DHARDSIGMOID_OPS_GTEST_SOURCE_DIR="$ROOT/.deps/googletest")
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+step build bash "$ROOT/scripts/build.sh" "${gtest_args[@]}"
+
+if [[ "$PART" == tests || "$PART" == all ]]; then
+  step gtest ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure
+  step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rs -q -p no:cacheprovider
+  # Every CUDA test case under memcheck, in one process per test executable.
+  memcheck() {
+    local failed=0
+    for exe in "$BUILD_DIR"/cpp_tests/*_tests; do
+      compute-sanitizer --tool memcheck --error-exitcode 1 "$exe" --gtest_filter='*CUDA*' ||
+        failed=1
+    done
+    return $failed
+  }
+  step memcheck memcheck
+fi
+
+if [[ "$PART" == bench || "$PART" == all ]]; then
+  bench() {
+    "$BUILD_DIR/benchmarks/api_overhead" cuda 20000 &&
+      "$TORCH_PYTHON" "$ROOT/benchmarks/gpu_benchmark.py" --library "$HARDSIGMOID_OPS_LIBRARY" \
+        --csv "$OUTDIR/gpu_benchmark.csv" &&
+      "$TORCH_PYTHON" "$ROOT/benchmarks/plot_gpu.py" "$OUTDIR/gpu_benchmark.csv" \
+        "$OUTDIR/gpu_benchmark.png"
+  }
+  TAIL_LINES=60 step benchmark bench
+fi
+exit $status
