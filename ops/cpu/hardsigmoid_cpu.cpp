@@ -1,13 +1,15 @@
-// CPU drivers: split the work across threads and hand contiguous spans to the loops.
+// CPU drivers: split the work across threads and hand rows to the loops of the instruction set
+// aten runs with (span_kernels.h).
 //
-// Two paths (ops/tensor_walk.h): a flat span split with at::parallel_for, or, for step slices,
-// expanded inputs and mixed layouts, a TensorIterator whose contiguous rows go to the same loops.
+// Two walks (ops/tensor_walk.h): one flat span split with at::parallel_for, or, for step slices,
+// expanded inputs and mixed layouts, a TensorIterator whose rows (with their strides) go to the
+// same loops.
 #include "ops/cpu/hardsigmoid_cpu.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
-#include "ops/cpu/scalar_loops.h"
+#include "ops/cpu/span_kernels.h"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cpu {
@@ -17,40 +19,30 @@ namespace {
 constexpr int64_t kGrainSize = at::internal::GRAIN_SIZE;
 
 template <typename scalar_t>
-bool is_contiguous_row(const int64_t* strides, int ntensors) {
-  for (int i = 0; i < ntensors; ++i) {
-    if (strides[i] != static_cast<int64_t>(sizeof(scalar_t))) {
-      return false;
-    }
-  }
-  return true;
+const scalar_t* row(char* const* data, const int64_t* outer_strides, int k, int64_t index) {
+  return reinterpret_cast<const scalar_t*>(data[k] + index * outer_strides[k]);
 }
 
 template <typename scalar_t>
 void forward_typed(const at::Tensor& self, const at::Tensor& out) {
+  const SpanKernels<scalar_t>& loops = selected_span_kernels().get<scalar_t>();
   if (same_dense_layout({&self, &out})) {
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = out.mutable_data_ptr<scalar_t>();
     at::parallel_for(0, self.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-      forward_span(in + begin, result + begin, end - begin);
+      loops.forward(in + begin, 1, result + begin, 1, end - begin);
     });
     return;
   }
+  constexpr int64_t kSize = sizeof(scalar_t);
   at::TensorIterator iter = make_iterator(out, {self});
   iter.for_each(
-      [](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-        for (int64_t row = 0; row < size1; ++row) {
-          char* out_row = data[0] + row * strides[2];
-          const char* in_row = data[1] + row * strides[3];
-          if (is_contiguous_row<scalar_t>(strides, 2)) {
-            forward_span(reinterpret_cast<const scalar_t*>(in_row),
-                         reinterpret_cast<scalar_t*>(out_row), size0);
-            continue;
-          }
-          for (int64_t i = 0; i < size0; ++i) {
-            forward_span(reinterpret_cast<const scalar_t*>(in_row + i * strides[1]),
-                         reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
-          }
+      [&loops](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        const int64_t* outer = strides + 2;
+        for (int64_t r = 0; r < size1; ++r) {
+          loops.forward(row<scalar_t>(data, outer, 1, r), strides[1] / kSize,
+                        const_cast<scalar_t*>(row<scalar_t>(data, outer, 0, r)), strides[0] / kSize,
+                        size0);
         }
       },
       kGrainSize);
@@ -59,33 +51,26 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
 template <typename scalar_t>
 void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
                     const at::Tensor& grad_input) {
+  const SpanKernels<scalar_t>& loops = selected_span_kernels().get<scalar_t>();
   if (same_dense_layout({&grad_output, &self, &grad_input})) {
     const scalar_t* grad = grad_output.const_data_ptr<scalar_t>();
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = grad_input.mutable_data_ptr<scalar_t>();
     at::parallel_for(0, self.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-      backward_span(grad + begin, in + begin, result + begin, end - begin);
+      loops.backward(grad + begin, 1, in + begin, 1, result + begin, 1, end - begin);
     });
     return;
   }
+  constexpr int64_t kSize = sizeof(scalar_t);
   at::TensorIterator iter = make_iterator(grad_input, {grad_output, self});
   iter.for_each(
-      [](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-        for (int64_t row = 0; row < size1; ++row) {
-          char* out_row = data[0] + row * strides[3];
-          const char* grad_row = data[1] + row * strides[4];
-          const char* in_row = data[2] + row * strides[5];
-          if (is_contiguous_row<scalar_t>(strides, 3)) {
-            backward_span(reinterpret_cast<const scalar_t*>(grad_row),
-                          reinterpret_cast<const scalar_t*>(in_row),
-                          reinterpret_cast<scalar_t*>(out_row), size0);
-            continue;
-          }
-          for (int64_t i = 0; i < size0; ++i) {
-            backward_span(reinterpret_cast<const scalar_t*>(grad_row + i * strides[1]),
-                          reinterpret_cast<const scalar_t*>(in_row + i * strides[2]),
-                          reinterpret_cast<scalar_t*>(out_row + i * strides[0]), 1);
-          }
+      [&loops](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        const int64_t* outer = strides + 3;
+        for (int64_t r = 0; r < size1; ++r) {
+          loops.backward(row<scalar_t>(data, outer, 1, r), strides[1] / kSize,
+                         row<scalar_t>(data, outer, 2, r), strides[2] / kSize,
+                         const_cast<scalar_t*>(row<scalar_t>(data, outer, 0, r)),
+                         strides[0] / kSize, size0);
         }
       },
       kGrainSize);

@@ -1,0 +1,95 @@
+#include "ops/cpu/span_kernels.h"
+
+#include <ATen/Version.h>
+#include <c10/util/Exception.h>
+
+namespace hardsigmoid_ops::cpu {
+
+// Each capability's table, defined in span_kernels_<capability>.cpp.
+namespace portable {
+const SpanKernelTable& table();
+}
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+namespace avx2 {
+const SpanKernelTable& table();
+}
+namespace avx512 {
+const SpanKernelTable& table();
+}
+#endif
+
+namespace {
+
+bool can_run(Capability capability) {
+  switch (capability) {
+    case Capability::kDefault:
+      return true;
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+    case Capability::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    case Capability::kAvx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("f16c");
+#endif
+    default:
+      return false;
+  }
+}
+
+// aten's choice, by its name ("AVX512", "AVX2", "DEFAULT", ...), within what this library has.
+Capability from_aten() {
+  const std::string aten = at::get_cpu_capability();
+  for (Capability c : {Capability::kAvx512, Capability::kAvx2}) {
+    if (aten == capability_name(c) && can_run(c)) return c;
+  }
+  return Capability::kDefault;
+}
+
+}  // namespace
+
+std::string capability_name(Capability capability) {
+  switch (capability) {
+    case Capability::kAvx2:
+      return "AVX2";
+    case Capability::kAvx512:
+      return "AVX512";
+    default:
+      return "DEFAULT";
+  }
+}
+
+Capability selected_capability() {
+  static const Capability selected = from_aten();
+  return selected;
+}
+
+std::vector<Capability> runnable_capabilities() {
+  std::vector<Capability> runnable;
+  for (Capability c : {Capability::kDefault, Capability::kAvx2, Capability::kAvx512}) {
+    if (can_run(c)) runnable.push_back(c);
+  }
+  return runnable;
+}
+
+const SpanKernelTable& span_kernels(Capability capability) {
+  TORCH_CHECK(can_run(capability), "hardsigmoid_ops: the ", capability_name(capability),
+              " loops are not compiled in or cannot run on this processor");
+  switch (capability) {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+    case Capability::kAvx2:
+      return avx2::table();
+    case Capability::kAvx512:
+      return avx512::table();
+#endif
+    default:
+      return portable::table();
+  }
+}
+
+const SpanKernelTable& selected_span_kernels() {
+  static const SpanKernelTable& selected = span_kernels(selected_capability());
+  return selected;
+}
+
+}  // namespace hardsigmoid_ops::cpu

@@ -1,0 +1,173 @@
+// The row loops, included once per capability by span_kernels_<capability>.cpp, each compiled
+// with that capability's instruction-set flags after defining HARDSIGMOID_OPS_CAPABILITY (the
+// namespace, so that no two capabilities share a symbol). Contiguous float and double rows are
+// plain loops the compiler vectorizes for the target; half and bfloat16 go through float blocks,
+// as aten's Vectorized<Half / BFloat16> do: widen, compute in float, round to nearest even.
+#ifndef HARDSIGMOID_OPS_CAPABILITY
+#error "define HARDSIGMOID_OPS_CAPABILITY before including span_kernels_impl.h"
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "ops/cpu/span_kernels.h"
+#include "ops/hardsigmoid_math.h"
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+namespace hardsigmoid_ops::cpu::HARDSIGMOID_OPS_CAPABILITY {
+namespace {
+
+// Elements converted to float per block: a few KiB, so the blocks stay in L1.
+constexpr int64_t kBlock = 256;
+
+template <typename opmath_t>
+void forward_contiguous(const opmath_t* in, opmath_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = math::forward_cpu(in[i]);
+}
+
+template <typename opmath_t>
+void backward_contiguous(const opmath_t* grad_output, const opmath_t* self, opmath_t* grad_input,
+                         int64_t n) {
+  for (int64_t i = 0; i < n; ++i) grad_input[i] = math::backward(grad_output[i], self[i]);
+}
+
+// bfloat16 <-> float with integer operations the compiler vectorizes; c10's results (round to
+// nearest even; a NaN becomes c10's quiet NaN).
+void widen(const c10::BFloat16* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = uint32_t{in[i].x} << 16;
+    std::memcpy(&out[i], &bits, sizeof(float));
+  }
+}
+
+void narrow(const float* in, c10::BFloat16* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &in[i], sizeof(float));
+    const uint32_t rounded = (bits + (((bits >> 16) & 1) + 0x7FFF)) >> 16;
+    out[i].x = in[i] != in[i] ? uint16_t{0x7FC0} : static_cast<uint16_t>(rounded);
+  }
+}
+
+// half <-> float: F16C's conversions where the target has them (round to nearest even, as c10's
+// software conversion), else c10's.
+void widen(const c10::Half* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+
+void narrow(const float* in, c10::Half* out, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<c10::Half>(in[i]);
+}
+
+// Gathers n elements spaced by `stride` into a contiguous block, and back.
+template <typename scalar_t>
+void gather(const scalar_t* in, int64_t stride, scalar_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i * stride];
+}
+
+template <typename scalar_t>
+void scatter(const scalar_t* in, scalar_t* out, int64_t stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i * stride] = in[i];
+}
+
+template <typename scalar_t>
+constexpr bool kIsReduced = !std::is_same_v<scalar_t, float> && !std::is_same_v<scalar_t, double>;
+
+// Blocks of kBlock elements: strided rows are gathered into contiguous blocks first, reduced
+// types widened to float, so that every row runs the vectorized contiguous loop.
+template <typename scalar_t>
+void forward(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride, int64_t n) {
+  if constexpr (!kIsReduced<scalar_t>) {
+    if (in_stride == 1 && out_stride == 1) return forward_contiguous(in, out, n);
+  }
+  scalar_t staged[kBlock];
+  float block[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    const scalar_t* src = in + start * in_stride;
+    if (in_stride != 1) {
+      gather(src, in_stride, staged, len);
+      src = staged;
+    }
+    scalar_t* dst = out_stride == 1 ? out + start : staged;
+    if constexpr (kIsReduced<scalar_t>) {
+      widen(src, block, len);
+      forward_contiguous(block, block, len);
+      narrow(block, dst, len);
+    } else {
+      forward_contiguous(src, dst, len);
+    }
+    if (out_stride != 1) scatter(staged, out + start * out_stride, out_stride, len);
+  }
+}
+
+template <typename scalar_t>
+void backward(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
+              int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride, int64_t n) {
+  if constexpr (!kIsReduced<scalar_t>) {
+    if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
+      return backward_contiguous(grad_output, self, grad_input, n);
+    }
+  }
+  scalar_t staged_grad[kBlock];
+  scalar_t staged_self[kBlock];
+  float grad_block[kBlock];
+  float self_block[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    const scalar_t* grad = grad_output + start * grad_output_stride;
+    const scalar_t* x = self + start * self_stride;
+    if (grad_output_stride != 1) {
+      gather(grad, grad_output_stride, staged_grad, len);
+      grad = staged_grad;
+    }
+    if (self_stride != 1) {
+      gather(x, self_stride, staged_self, len);
+      x = staged_self;
+    }
+    scalar_t* dst = grad_input_stride == 1 ? grad_input + start : staged_grad;
+    if constexpr (kIsReduced<scalar_t>) {
+      widen(grad, grad_block, len);
+      widen(x, self_block, len);
+      backward_contiguous(grad_block, self_block, grad_block, len);
+      narrow(grad_block, dst, len);
+    } else {
+      backward_contiguous(grad, x, dst, len);
+    }
+    if (grad_input_stride != 1) {
+      scatter(staged_grad, grad_input + start * grad_input_stride, grad_input_stride, len);
+    }
+  }
+}
+
+}  // namespace
+
+const SpanKernelTable& table() {
+  static const SpanKernelTable kTable{
+      {&forward<float>, &backward<float>},
+      {&forward<double>, &backward<double>},
+      {&forward<c10::Half>, &backward<c10::Half>},
+      {&forward<c10::BFloat16>, &backward<c10::BFloat16>},
+  };
+  return kTable;
+}
+
+}  // namespace hardsigmoid_ops::cpu::HARDSIGMOID_OPS_CAPABILITY
