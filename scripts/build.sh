@@ -10,5 +10,6 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 TORCH_PYTHON="${TORCH_PYTHON:-$VENV/bin/python}"
 TORCH_PREFIX="$("$TORCH_PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" "$@"
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" \
+  -DHARDSIGMOID_OPS_PYTHON="$(command -v "$TORCH_PYTHON")" "$@"
 cmake --build "$BUILD_DIR" --parallel "${BUILD_JOBS:-$(nproc)}"

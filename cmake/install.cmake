@@ -1,0 +1,25 @@
+# `cmake --install` makes a CMake package: include/hardsigmoid_ops/hardsigmoid.h, the library, and
+# lib/cmake/HardsigmoidOps/ with HardsigmoidOpsConfig.cmake, its version file and the imported
+# target HardsigmoidOps::hardsigmoid_ops (which carries the link option that keeps the
+# registrations). Consumers: find_package(HardsigmoidOps) with torch's prefix on the search path.
+include(CMakePackageConfigHelpers)
+
+set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
+# The installed library finds libtorch where it was linked against it.
+set_target_properties(hardsigmoid_ops PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+
+install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ops/hardsigmoid.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hardsigmoid_ops)
+install(EXPORT HardsigmoidOpsTargets NAMESPACE HardsigmoidOps::
+        DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})
+
+configure_package_config_file(cmake/HardsigmoidOpsConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfig.cmake
+  INSTALL_DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})
+# One library is built against one torch: a consumer should take the same minor version.
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfigVersion.cmake
+        DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})

@@ -1,0 +1,56 @@
+"""Saves TorchScript models that use hardsigmoid_ops, for the C++ loader (run_models.cpp).
+
+The model is a small convolution block gated by hardsigmoid, with an in-place hardsigmoid on an
+intermediate. Three files are written to OUTDIR:
+  gate_scripted.pt   torch.jit.script of the model calling torch.ops.hardsigmoid_ops
+  gate_traced.pt     torch.jit.trace of the same model (same weights)
+  gate_aten.pt       the same model and weights with aten's hardsigmoid: the reference
+Usage: python save_models.py LIBRARY OUTDIR
+"""
+
+import pathlib
+import sys
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+
+class Gate(torch.nn.Module):
+    """conv -> hardsigmoid gate; the gate's input is also squashed in place."""
+
+    def __init__(self, use_ops: bool):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.use_ops = use_ops
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.conv(x)
+        if self.use_ops:
+            gate = torch.ops.hardsigmoid_ops.hardsigmoid(h)
+            torch.ops.hardsigmoid_ops.hardsigmoid_(h)
+        else:
+            gate = F.hardsigmoid(h)
+            h = F.hardsigmoid(h, inplace=True)
+        return h * gate + x.mean(dim=1, keepdim=True)
+
+
+def main():
+    library, outdir = sys.argv[1], pathlib.Path(sys.argv[2])
+    torch.ops.load_library(library)
+    outdir.mkdir(parents=True, exist_ok=True)
+    ours, aten = Gate(use_ops=True).eval(), Gate(use_ops=False).eval()
+    aten.load_state_dict(ours.state_dict())
+    example = torch.randn(2, 3, 16, 16)
+    with warnings.catch_warnings():
+        # torch 2.11 deprecates TorchScript; the saved models are what is being shown here.
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        torch.jit.save(torch.jit.script(ours), outdir / "gate_scripted.pt")
+        torch.jit.save(torch.jit.script(aten), outdir / "gate_aten.pt")
+        with torch.no_grad():
+            torch.jit.save(torch.jit.trace(ours, example), outdir / "gate_traced.pt")
+    print(f"saved gate_scripted.pt, gate_traced.pt, gate_aten.pt in {outdir}")
+
+
+if __name__ == "__main__":
+    main()
