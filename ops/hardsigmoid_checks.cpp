@@ -4,6 +4,8 @@
 #include <c10/core/GradMode.h>
 #include <c10/util/Exception.h>
 
+#include "ops/memory_overlap.h"
+
 #include <algorithm>
 
 namespace hardsigmoid_ops::checks {
@@ -35,27 +37,6 @@ const char* unsupported_layout_name(const at::Tensor& t) {
     default:
       return "non-strided";
   }
-}
-
-// The span of storage elements [first, last] a tensor can touch; numel() must be > 0.
-std::pair<int64_t, int64_t> element_span(const at::Tensor& t) {
-  int64_t first = t.storage_offset();
-  int64_t last = t.storage_offset();
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    const int64_t extent = (t.size(d) - 1) * t.stride(d);
-    (extent < 0 ? first : last) += extent;
-  }
-  return {first, last};
-}
-
-// True when a and b (of one shape) address the same memory for every index. Strides of size-1
-// dimensions are never used, so they may differ.
-bool same_elements(const at::Tensor& a, const at::Tensor& b) {
-  if (a.storage_offset() != b.storage_offset()) return false;
-  for (int64_t d = 0; d < a.dim(); ++d) {
-    if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -106,15 +87,10 @@ void check_no_internal_overlap(const char* op, const char* name, const at::Tenso
 }
 
 void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::Tensor& out) {
-  if (self.is_meta() || self.numel() == 0 || !out.is_alias_of(self)) {
-    return;
+  if (self.is_meta()) {
+    return;  // no memory to compare
   }
-  if (same_elements(self, out)) {
-    return;
-  }
-  const auto [self_first, self_last] = element_span(self);
-  const auto [out_first, out_last] = element_span(out);
-  TORCH_CHECK(out_last < self_first || self_last < out_first, op,
+  TORCH_CHECK(element_overlap(self, out) != Overlap::kPartial, op,
               ": out shares memory with self without being self; pass self itself for an "
               "in-place result, or a separate out");
 }

@@ -1,34 +1,27 @@
 """Loads the library under test once for the whole suite and provides the shared fixtures.
 
-HARDSIGMOID_OPS_LIBRARY names the .so (default: build/libhardsigmoid_ops.so under the repository
-root). HARDSIGMOID_OPS_SEED fixes the random inputs; without it a fresh seed is drawn each run,
-printed in the report header and next to every failure, so any failure can be replayed.
+The library and the random seed come from hardsigmoid_testing/config.py (environment variables
+HARDSIGMOID_OPS_LIBRARY and HARDSIGMOID_OPS_SEED). The seed is printed in the report header and
+next to every failure, so that any failure can be replayed.
 """
 
-import os
-import pathlib
-import random
 import zlib
 
 import pytest
 import torch
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
-LIBRARY = pathlib.Path(
-    os.environ.get("HARDSIGMOID_OPS_LIBRARY") or REPO_ROOT / "build" / "libhardsigmoid_ops.so"
-).resolve()
-SEED = int(os.environ.get("HARDSIGMOID_OPS_SEED") or random.SystemRandom().randrange(2**32))
+from hardsigmoid_testing.config import LIBRARY, SEED
 
 
 def pytest_configure(config):
     if not LIBRARY.is_file():
         raise pytest.UsageError(
-            f"hardsigmoid_ops library not found at {LIBRARY}. Build it (see README) or point "
-            "HARDSIGMOID_OPS_LIBRARY at libhardsigmoid_ops.so."
+            f"hardsigmoid_ops library not found at {LIBRARY}. Build it (cmake -S . -B build && "
+            "cmake --build build) or point HARDSIGMOID_OPS_LIBRARY at libhardsigmoid_ops.so."
         )
     torch.ops.load_library(str(LIBRARY))
     config.addinivalue_line(
-        "markers", "large: needs several GiB of memory and tens of seconds (deselect: -m 'not large')"
+        "markers", "large: needs several GiB of memory and tens of seconds (-m 'not large' skips)"
     )
 
 

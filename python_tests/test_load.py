@@ -5,8 +5,8 @@ import os
 import pytest
 import torch
 
-from conftest import LIBRARY
 from hardsigmoid_testing import OPS
+from hardsigmoid_testing.config import LIBRARY
 
 # DESIGN.md, "The operator contract".
 SCHEMAS = {

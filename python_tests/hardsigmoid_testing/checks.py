@@ -19,7 +19,8 @@ def assert_identical(ours, ref, inputs=None):
         for index in where:
             index = tuple(index)
             shown = f"input {inputs[index].item()!r}, " if inputs is not None else ""
-            details.append(f"{index}: {shown}ours {ours[index].item()!r} aten {ref[index].item()!r}")
+            details.append(
+                f"{index}: {shown}ours {ours[index].item()!r} aten {ref[index].item()!r}")
         raise AssertionError(
             f"{int(differ.sum())} of {ref.numel()} elements differ in their bits (sign of zero?):\n"
             + "\n".join(details)
@@ -40,7 +41,5 @@ def assert_only_view_written(buffer, view):
 def assert_unchanged(before, after):
     """`after` holds exactly the bits `before` (a clone taken earlier) held."""
     if before.is_floating_point():
-        bits = BITS_DTYPE[before.dtype]
-        assert torch.equal(before.view(bits), after.view(bits)), "a tensor that must be read only was written"
-    else:
-        assert torch.equal(before, after), "a tensor that must be read only was written"
+        before, after = before.view(BITS_DTYPE[before.dtype]), after.view(BITS_DTYPE[after.dtype])
+    assert torch.equal(before, after), "a tensor that must be read only was written"

@@ -97,3 +97,24 @@ def addressed_mask(buffer, view):
     mask = torch.zeros(buffer.numel(), dtype=torch.bool, device=buffer.device)
     mask[same_view(index, view).reshape(-1)] = True
     return mask
+
+
+def is_dense(t):
+    """Non-overlapping and dense, as c10's TensorImpl computes it: some permutation of the
+    dimensions makes the tensor contiguous (size-1 dimensions aside; empty tensors are)."""
+    if t.numel() == 0:
+        return True
+    expected = 1
+    for stride, size in sorted((st, s) for s, st in zip(t.shape, t.stride()) if s != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def significant_strides(t):
+    """The strides that address memory: those of dimensions longer than one, none when empty.
+    (aten's TensorIterator normalizes the others; no element is reached through them.)"""
+    if t.numel() == 0:
+        return ()
+    return tuple(stride for size, stride in zip(t.shape, t.stride()) if size > 1)

@@ -14,8 +14,8 @@ BITS_DTYPE = {
 
 
 def edge_values(dtype):
-    """NaN, ±inf, ±0, the kinks ±3 and their neighbours, 0/6 boundaries, subnormals, the extremes.
-    A 1-D CPU tensor of `dtype`; every value is exactly representable (computed in `dtype`)."""
+    """NaN, ±inf, ±0, the kinks ±3 and their neighbours, ±6, subnormals, the extremes: a 1-D CPU
+    tensor of `dtype`, each value exactly representable (neighbours computed in `dtype`)."""
     fi = torch.finfo(dtype)
 
     def t(values):
@@ -36,10 +36,13 @@ def random_values(numel, dtype, gen):
     """`numel` values of `dtype` (1-D, CPU): half normal around the interesting range, a quarter a
     few ulps from ±3, a quarter random bit patterns (huge, tiny, NaN, inf), and every edge value
     placed at a random position when there is room."""
-    normal = torch.randn(numel, generator=gen, dtype=torch.float64) * 4
-    side = torch.randint(0, 2, (numel,), generator=gen, dtype=torch.float64) * 6 - 3
+    # float64 inputs get float64 randomness; float32 is enough (and faster) for the others.
+    wide = torch.float64 if dtype == torch.float64 else torch.float32
+    normal = torch.randn(numel, generator=gen, dtype=wide) * 4
+    side = torch.randint(0, 2, (numel,), generator=gen, dtype=wide) * 6 - 3
     ulp_at_three = 2 * torch.finfo(dtype).eps
-    near_kink = side + torch.randn(numel, generator=gen, dtype=torch.float64) * 4 * ulp_at_three
+    # Where an element is near a kink it does not use its normal value: reuse that draw.
+    near_kink = side + normal * ulp_at_three
     itemsize = torch.empty((), dtype=dtype).element_size()
     bits = torch.randint(0, 256, (numel * itemsize,), generator=gen, dtype=torch.uint8).view(dtype)
     choice = torch.randint(0, 4, (numel,), generator=gen)
@@ -47,6 +50,9 @@ def random_values(numel, dtype, gen):
                          torch.where(choice == 2, near_kink.to(dtype), bits))
     edges = edge_values(dtype)
     count = min(numel, edges.numel())
-    positions = torch.randperm(numel, generator=gen)[:count]
+    if numel <= 4 * edges.numel():
+        positions = torch.randperm(numel, generator=gen)[:count]
+    else:  # distinct with high probability; a full permutation of a large tensor is slow
+        positions = torch.randint(0, numel, (count,), generator=gen)
     values[positions] = edges[torch.randperm(edges.numel(), generator=gen)[:count]]
     return values

@@ -1,0 +1,99 @@
+"""torch.compile (inductor, fullgraph) of a function using all three forward variants among other
+ops: the same result as the function written with aten, static and dynamic shapes, no recompile
+across sizes when dynamic, and backward through the compiled functional op."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+
+from hardsigmoid_testing import OPS
+from hardsigmoid_testing.checks import assert_identical
+
+# float32 only: the surrounding ops are compiled by inductor, which may compute float16 / bfloat16
+# arithmetic in float32 without rounding in between, unlike eager aten. The surrounding
+# arithmetic is chosen to be exact or a single rounding (scaling by powers of two, one add), so
+# that fusion or FMA contraction by inductor cannot change the result either.
+DTYPE = torch.float32
+
+
+def with_ours(x, weight, preallocated):
+    h = F.linear(x, weight)
+    a = OPS.hardsigmoid(h)
+    t = h * 2 + 1
+    OPS.hardsigmoid_(t)  # in place on an intermediate
+    tmp = torch.empty_like(h)
+    OPS.hardsigmoid_out(h - 1, tmp)  # out into an intermediate
+    OPS.hardsigmoid_out(a + t, preallocated)  # out into a graph input
+    return (a + t) * 0.5 + tmp, preallocated * 4
+
+
+def with_aten(x, weight, preallocated):
+    h = F.linear(x, weight)
+    a = F.hardsigmoid(h)
+    t = h * 2 + 1
+    F.hardsigmoid(t, inplace=True)
+    tmp = torch.empty_like(h)
+    torch._C._nn.hardsigmoid(h - 1, out=tmp)
+    torch._C._nn.hardsigmoid(a + t, out=preallocated)
+    return (a + t) * 0.5 + tmp, preallocated * 4
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    # Compiled code is cached per Python function; each test compiles under its own settings.
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _arguments(rows, device, gen):
+    x = (torch.randn(rows, 16, generator=gen) * 3).to(device)
+    weight = torch.randn(24, 16, generator=gen).to(device)
+    preallocated = torch.full((rows, 24), 42.0, device=device)
+    return x, weight, preallocated
+
+
+def _check_against_aten(compiled, rows, device, gen):
+    x, weight, preallocated = _arguments(rows, device, gen)
+    ref_preallocated = preallocated.clone()
+    ours = compiled(x, weight, preallocated)
+    ref = with_aten(x, weight, ref_preallocated)
+    for got, expected in zip(ours, ref):
+        assert_identical(got, expected)
+    # The mutation of a graph input is visible to the caller, as in eager mode.
+    assert_identical(preallocated, ref_preallocated)
+
+
+def test_static_shapes(device, gen):
+    compiled = torch.compile(with_ours, fullgraph=True, backend="inductor", dynamic=False)
+    _check_against_aten(compiled, 33, device, gen)
+
+
+def test_dynamic_shapes_do_not_recompile(device, gen):
+    compiled = torch.compile(with_ours, fullgraph=True, backend="inductor", dynamic=True)
+    graphs_before = counters["stats"]["unique_graphs"]
+    _check_against_aten(compiled, 33, device, gen)
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        _check_against_aten(compiled, 61, device, gen)
+    assert counters["stats"]["unique_graphs"] - graphs_before == 1
+
+
+def test_backward_through_compiled_functional(device, gen):
+    def ours(x):
+        return OPS.hardsigmoid(x * 2)
+
+    def aten(x):
+        return F.hardsigmoid(x * 2)
+
+    compiled = torch.compile(ours, fullgraph=True, backend="inductor")
+    values = (torch.randn(7, 9, generator=gen) * 3).to(device)
+    upstream = torch.randn(7, 9, generator=gen).to(device)
+    results = {}
+    for name, fn in {"ours": compiled, "aten": aten}.items():
+        x = values.clone().requires_grad_()
+        y = fn(x)
+        (grad,) = torch.autograd.grad(y, x, upstream)
+        results[name] = (y.detach(), grad)
+    for got, expected in zip(results["ours"], results["aten"]):
+        assert_identical(got, expected, inputs=values)

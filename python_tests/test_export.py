@@ -1,0 +1,40 @@
+"""torch.export of a module using the three forward variants: the exported program keeps our ops
+(functionalized), and runs equal to aten at sizes other than the one traced."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from hardsigmoid_testing import OPS
+from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.values import random_values
+
+
+class AllThree(torch.nn.Module):
+    def forward(self, x):
+        a = OPS.hardsigmoid(x)
+        b = x * 2
+        OPS.hardsigmoid_(b)
+        c = torch.empty_like(x)
+        OPS.hardsigmoid_out(x - 1, c)
+        return a, b, c
+
+
+def aten(x):
+    c = torch.empty_like(x)
+    torch._C._nn.hardsigmoid(x - 1, out=c)
+    return F.hardsigmoid(x), F.hardsigmoid(x * 2), c
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_export_dynamic(device, dtype, gen):
+    rows = torch.export.Dim("rows")
+    example = random_values(5 * 3, dtype, gen).to(device).view(5, 3)
+    program = torch.export.export(AllThree(), (example,), dynamic_shapes=({0: rows},))
+    targets = {str(node.target) for node in program.graph.nodes}
+    assert {"hardsigmoid_ops.hardsigmoid.default", "hardsigmoid_ops.hardsigmoid_.default",
+            "hardsigmoid_ops.hardsigmoid_out.default"} <= targets, targets
+    for n in (5, 83):
+        x = random_values(n * 3, dtype, gen).to(device).view(n, 3)
+        for got, expected in zip(program.module()(x), aten(x)):
+            assert_identical(got, expected, inputs=x)
