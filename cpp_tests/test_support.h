@@ -5,7 +5,12 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <c10/util/Exception.h>
+
 #include <cstdint>
+#include <exception>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,10 +23,10 @@ uint64_t fresh_seed();
 
 // Seeds aten's generators with a fresh seed and names it in every failure message of the
 // enclosing scope.
-#define HARDSIGMOID_SEED_THIS_TEST()                                                        \
-  const uint64_t hardsigmoid_test_seed = ::hardsigmoid_test::fresh_seed();                 \
-  at::manual_seed(hardsigmoid_test_seed);                                                  \
-  SCOPED_TRACE("seed " + std::to_string(hardsigmoid_test_seed) +                           \
+#define HARDSIGMOID_SEED_THIS_TEST()                                                           \
+  const uint64_t hardsigmoid_test_seed = ::hardsigmoid_test::fresh_seed();                     \
+  at::manual_seed(hardsigmoid_test_seed);                                                      \
+  SCOPED_TRACE("seed " + std::to_string(hardsigmoid_test_seed) +                               \
                " (rerun with HARDSIGMOID_TEST_SEED=" + std::to_string(hardsigmoid_test_seed) + \
                ")")
 
@@ -39,6 +44,9 @@ at::Device to_device(DeviceKind device);
 
 // True when the test must be skipped for want of the device.
 bool device_missing(DeviceKind device);
+
+// Names in gtest's messages rather than bytes.
+void PrintTo(DeviceKind device, std::ostream* os);
 
 // ---- values ------------------------------------------------------------------------------------
 
@@ -63,6 +71,7 @@ enum class Layout {
   Expanded,      // stride 0 in the first dimension: elements share memory (read-only)
 };
 std::string layout_label(Layout layout);
+void PrintTo(Layout layout, std::ostream* os);
 
 // A size of kZeroDim asks for a 0-dim tensor.
 constexpr int64_t kZeroDim = -1;
@@ -85,7 +94,8 @@ struct Placed {
 constexpr double kSentinel = -7.25;
 
 // `layout` applied to `shape` (any shape for the layouts but ChannelsLast, which needs 4-D),
-// over a sentinel-filled buffer on `device`; the view's elements get random_values.
+// over a sentinel-filled buffer on `device`; the view's elements get random_values (on meta,
+// only the layout).
 Placed place(Layout layout, at::IntArrayRef shape, at::ScalarType dtype, at::Device device);
 
 // The same layout over `values` (whose shape is the view's): an expanded layout takes the values
@@ -105,5 +115,39 @@ testing::AssertionResult same_bits(const at::Tensor& actual, const at::Tensor& e
 
 // Strides as a vector, for readable EXPECT_EQ messages.
 std::vector<int64_t> strides_of(const at::Tensor& t);
+
+// Byte-for-byte equality of two dense tensors of any dtype: "nothing was written".
+testing::AssertionResult same_bytes(const at::Tensor& now, const at::Tensor& before);
+
+// ---- errors ------------------------------------------------------------------------------------
+
+// What a call threw: the type ("c10::NotImplementedError", "c10::Error", "std::exception") and
+// the message without backtrace; nullopt when it returned.
+struct Thrown {
+  std::string type;
+  std::string message;
+};
+
+template <typename F>
+std::optional<Thrown> thrown_by(F&& call) {
+  try {
+    call();
+  } catch (const c10::NotImplementedError& e) {
+    return Thrown{"c10::NotImplementedError", e.what_without_backtrace()};
+  } catch (const c10::Error& e) {
+    return Thrown{"c10::Error", e.what_without_backtrace()};
+  } catch (const std::exception& e) {
+    return Thrown{"std::exception", e.what()};
+  }
+  return std::nullopt;
+}
+
+// Which exceptions a bad input must raise: c10::NotImplementedError for a dtype (as aten's "not
+// implemented for 'Long'"), any c10::Error otherwise.
+enum class Raises { Error, NotImplemented };
+
+// The call threw the expected kind of exception, whose message contains every fragment.
+testing::AssertionResult raised(const std::optional<Thrown>& thrown, Raises expected,
+                                const std::vector<std::string>& fragments);
 
 }  // namespace hardsigmoid_test

@@ -29,7 +29,8 @@ TEST_P(SupportPerDtype, SameBitsMatchesNaNOnlyWithNaN) {
 TEST_P(SupportPerDtype, SameBitsSeesOneUlpShapeAndDtype) {
   const at::Tensor x = at::ones({5}, GetParam());
   at::Tensor y = x.clone();
-  y.view(at::kByte)[0].bitwise_xor_(1);  // the lowest mantissa bit of the first element (little-endian)
+  y.view(at::kByte)[0].bitwise_xor_(
+      1);  // the lowest mantissa bit of the first element (little-endian)
   EXPECT_FALSE(same_bits(x, y));
   EXPECT_FALSE(same_bits(x, x.reshape({5, 1})));
   EXPECT_FALSE(same_bits(x, x.to(GetParam() == at::kDouble ? at::kFloat : at::kDouble)));

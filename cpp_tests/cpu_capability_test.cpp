@@ -1,0 +1,37 @@
+// The CPU loops exist once per instruction set (portable, AVX2, AVX-512) and follow aten's choice,
+// which ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
+// (CMakeLists.txt). This case makes sure such a rerun really runs the loops it names.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+#include "ops/cpu/span_kernels.h"
+
+namespace hardsigmoid_test {
+namespace {
+
+namespace cpu = hardsigmoid_ops::cpu;
+
+TEST(CpuCapability, LoopsFollowAten) {
+  const std::string aten = at::get_cpu_capability();
+  if (const char* requested = std::getenv("ATEN_CPU_CAPABILITY")) {
+    std::string upper = requested;
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
+    ASSERT_EQ(aten, upper) << "aten ignored ATEN_CPU_CAPABILITY=" << requested;
+  }
+  const auto runnable = cpu::runnable_capabilities();
+  const bool have_it = std::any_of(runnable.begin(), runnable.end(), [&](cpu::Capability c) {
+    return cpu::capability_name(c) == aten;
+  });
+  // A capability the library lacks (or this processor cannot run) falls back to the portable
+  // loops.
+  EXPECT_EQ(cpu::capability_name(cpu::selected_capability()), have_it ? aten : "DEFAULT");
+}
+
+}  // namespace
+}  // namespace hardsigmoid_test

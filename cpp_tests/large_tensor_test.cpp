@@ -1,0 +1,57 @@
+// More than 2^31 elements: any 32-bit index wraps. Each chunk of the input holds other values, so a
+// wrapped index reads or writes the wrong element and the comparison with aten sees it.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ops/hardsigmoid.h"
+#include "test_support.h"
+
+namespace hardsigmoid_test {
+namespace {
+
+constexpr int64_t kNumel = (int64_t{1} << 31) + 4097;
+// 128 MiB of bfloat16: the reference and comparison temporaries stay small next to the 2 x 4 GiB
+// of input and output.
+constexpr int64_t kChunk = int64_t{1} << 26;
+constexpr int64_t kEdgesPerChunk = 256;
+
+// Drawing 2^31 normal values takes over a minute on two cores, so one chunk is drawn and every
+// chunk gets it rotated by a random amount and scaled by a random factor, plus edge values at
+// random positions.
+void fill_chunk_by_chunk(at::Tensor& x) {
+  const at::Tensor base = at::randn({kChunk}, at::kFloat).mul_(4).to(at::kBFloat16);
+  const at::Tensor edges = edge_values(at::kBFloat16);
+  for (int64_t begin = 0; begin < kNumel; begin += kChunk) {
+    const int64_t length = std::min(kChunk, kNumel - begin);
+    at::Tensor chunk = x.narrow(0, begin, length);
+    const int64_t shift = at::randint(kChunk, {1}).item<int64_t>();
+    const double scale = 0.5 + 1.5 * at::rand({1}, at::kDouble).item<double>();
+    chunk.copy_(base.roll(shift).narrow(0, 0, length)).mul_(scale);
+    const at::Tensor positions = at::randint(length, {kEdgesPerChunk});
+    chunk.index_put_({positions},
+                     edges.index_select(0, at::randint(edges.numel(), {kEdgesPerChunk})));
+  }
+}
+
+TEST(LargeTensor, MoreThan2To31BFloat16Elements) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  at::Tensor x = at::empty({kNumel}, at::kBFloat16);
+  fill_chunk_by_chunk(x);
+  const at::Tensor y = hardsigmoid_ops::hardsigmoid(x);
+  ASSERT_EQ(y.sizes(), x.sizes());
+  for (int64_t begin = 0; begin < kNumel; begin += kChunk) {
+    const int64_t length = std::min(kChunk, kNumel - begin);
+    const at::Tensor ours = y.narrow(0, begin, length);
+    const at::Tensor expected = at::hardsigmoid(x.narrow(0, begin, length));
+    const testing::AssertionResult same = same_bits(ours, expected, x.narrow(0, begin, length));
+    if (!same) {
+      ADD_FAILURE() << "chunk at element " << begin << ": " << same.message();
+      return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hardsigmoid_test
