@@ -5,8 +5,9 @@
 include(CMakePackageConfigHelpers)
 
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
-# The installed library finds libtorch where it was linked against it.
-set_target_properties(hardsigmoid_ops PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+# The installed library finds libtorch (and the CUDA libraries) where it was linked against them.
+set_target_properties(hardsigmoid_ops PROPERTIES INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib"
+                                                 INSTALL_RPATH_USE_LINK_PATH ON)
 
 install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -21,23 +21,25 @@ constexpr int64_t kEdgesPerChunk = 256;
 // chunk gets it rotated by a random amount and scaled by a random factor, plus edge values at
 // random positions.
 void fill_chunk_by_chunk(at::Tensor& x) {
-  const at::Tensor base = at::randn({kChunk}, at::kFloat).mul_(4).to(at::kBFloat16);
-  const at::Tensor edges = edge_values(at::kBFloat16);
+  const at::Tensor base =
+      at::randn({kChunk}, x.options().dtype(at::kFloat)).mul_(4).to(at::kBFloat16);
+  const at::Tensor edges = edge_values(at::kBFloat16).to(x.device());
   for (int64_t begin = 0; begin < kNumel; begin += kChunk) {
     const int64_t length = std::min(kChunk, kNumel - begin);
     at::Tensor chunk = x.narrow(0, begin, length);
     const int64_t shift = at::randint(kChunk, {1}).item<int64_t>();
     const double scale = 0.5 + 1.5 * at::rand({1}, at::kDouble).item<double>();
     chunk.copy_(base.roll(shift).narrow(0, 0, length)).mul_(scale);
-    const at::Tensor positions = at::randint(length, {kEdgesPerChunk});
-    chunk.index_put_({positions},
-                     edges.index_select(0, at::randint(edges.numel(), {kEdgesPerChunk})));
+    const at::Tensor positions =
+        at::randint(length, {kEdgesPerChunk}, x.options().dtype(at::kLong));
+    const at::Tensor picks =
+        at::randint(edges.numel(), {kEdgesPerChunk}, x.options().dtype(at::kLong));
+    chunk.index_put_({positions}, edges.index_select(0, picks));
   }
 }
 
-TEST(LargeTensor, MoreThan2To31BFloat16Elements) {
-  HARDSIGMOID_SEED_THIS_TEST();
-  at::Tensor x = at::empty({kNumel}, at::kBFloat16);
+void expect_large_tensor_matches_aten(const at::Device& device) {
+  at::Tensor x = at::empty({kNumel}, at::TensorOptions().dtype(at::kBFloat16).device(device));
   fill_chunk_by_chunk(x);
   const at::Tensor y = hardsigmoid_ops::hardsigmoid(x);
   ASSERT_EQ(y.sizes(), x.sizes());
@@ -51,6 +53,17 @@ TEST(LargeTensor, MoreThan2To31BFloat16Elements) {
       return;
     }
   }
+}
+
+TEST(LargeTensor, MoreThan2To31BFloat16Elements_CPU) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  expect_large_tensor_matches_aten(at::kCPU);
+}
+
+TEST(LargeTensor, MoreThan2To31BFloat16Elements_CUDA) {
+  if (device_missing(DeviceKind::CUDA)) GTEST_SKIP() << "no CUDA device";
+  HARDSIGMOID_SEED_THIS_TEST();
+  expect_large_tensor_matches_aten(at::kCUDA);
 }
 
 }  // namespace

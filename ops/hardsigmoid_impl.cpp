@@ -4,12 +4,31 @@
 
 #include "ops/hardsigmoid_checks.h"
 
+#include <algorithm>
+#include <initializer_list>
+
 namespace hardsigmoid_ops::impl {
+namespace {
+
+// An output laid out as aten's TensorIterator lays out its output: contiguous when every input
+// is contiguous (strides of size-1 and empty dimensions do not count), channels_last when every
+// input is, else `like`'s strides (dense) or its suggested format (not dense).
+at::Tensor empty_output(const at::Tensor& like, std::initializer_list<at::Tensor> inputs) {
+  for (const at::MemoryFormat format :
+       {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast,
+        at::MemoryFormat::ChannelsLast3d}) {
+    const bool all = std::all_of(inputs.begin(), inputs.end(),
+                                 [&](const at::Tensor& t) { return t.is_contiguous(format); });
+    if (all) return at::empty_like(like, like.options(), format);
+  }
+  return at::empty_like(like);
+}
+
+}  // namespace
 
 at::Tensor hardsigmoid(const at::Tensor& self, const DeviceKernels& kernels) {
   checks::check_input("hardsigmoid", "self", self);
-  // Strides preserved for dense inputs; others get a contiguous (or channels_last) output.
-  at::Tensor out = at::empty_like(self);
+  at::Tensor out = empty_output(self, {self});
   kernels.forward(self, out);
   return out;
 }
@@ -39,8 +58,8 @@ at::Tensor hardsigmoid_backward(const at::Tensor& grad_output, const at::Tensor&
                                      self);
   // Follow grad_output's layout when it is dense, as aten's TensorIterator does; an expanded
   // grad_output (the gradient of a sum, say) defers to self's.
-  at::Tensor grad_input = grad_output.is_non_overlapping_and_dense() ? at::empty_like(grad_output)
-                                                                     : at::empty_like(self);
+  const at::Tensor& like = grad_output.is_non_overlapping_and_dense() ? grad_output : self;
+  at::Tensor grad_input = empty_output(like, {grad_output, self});
   kernels.backward(grad_output, self, grad_input);
   return grad_input;
 }

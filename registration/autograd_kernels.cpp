@@ -1,8 +1,9 @@
 // Autograd, registered in C++ so that TorchScript and C++ callers get gradients too.
 //
-// hardsigmoid's gradient is hardsigmoid_backward(grad, self); hardsigmoid_backward is itself
-// differentiable (as aten's derivatives.yaml has it: grad_output gets hardsigmoid_backward(grad,
-// self), self gets zeros), so double backward works. The in-place and out ops refuse to be
+// hardsigmoid's gradient is hardsigmoid_backward(grad, self). hardsigmoid_backward is itself
+// differentiable, so double backward works: it is linear in grad_output (its gradient there is
+// hardsigmoid_backward(grad, self)) and piecewise constant in self (gradient zero). aten's own
+// hardsigmoid_backward has no derivative in torch 2.11. The in-place and out ops refuse to be
 // recorded and otherwise bump the version counter of what they wrote, as aten's in-place ops do.
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/ops/zeros_like.h>

@@ -40,7 +40,11 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 step build bash "$ROOT/scripts/build.sh" "${gtest_args[@]}"
 
 if [[ "$PART" == tests || "$PART" == all ]]; then
-  step gtest ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure
+  # Every GoogleTest case in one process (one CUDA context, not one per case), then the CTest
+  # entries that are not GoogleTest cases: the per-capability CPU reruns and the round trips.
+  step gtest "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1
+  step ctest ctest --test-dir "$BUILD_DIR" --output-on-failure \
+    -R 'hardsigmoid_ops_tests_cpu_|torchscript_round_trip|installed_package_consumer'
   step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rs -q -p no:cacheprovider
   # Every CUDA test case under memcheck, in one process per test executable.
   memcheck() {
