@@ -32,10 +32,6 @@ constexpr int kVectorBytes = 16;
 constexpr int kBytesInFlight = 16;
 constexpr int kMaxDims = 25;         // at most a TensorIterator's dimensions
 constexpr int kOneTilePerBlock = 0;  // `waves` for a grid that covers the tensor
-// Blocks per launch of the flat walk. A float16 tensor of 2^31 elements in one launch of 2.1 M
-// blocks ran at 0.90 of aten's speed, against 1.00 for 1.6 G elements in 1.6 M blocks
-// (benchmarks/NOTES.md); larger tensors are walked in several launches of at most this many.
-constexpr int64_t kMaxBlocksPerLaunch = int64_t{1} << 20;
 
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) Vector {
@@ -196,30 +192,17 @@ int64_t common_head(const Pointers<T, N>& p, int64_t n) {
   return std::min(head, n);
 }
 
-// Runs op over n elements of one dense span per tensor, in launches of at most
-// kMaxBlocksPerLaunch blocks each (see kMaxBlocksPerLaunch).
+// Runs op over n elements of one dense span per tensor.
 template <typename T, int N, typename Op>
-void run_flat(Pointers<T, N> p, int64_t n, Op op) {
+void run_flat(const Pointers<T, N>& p, int64_t n, Op op) {
   constexpr int kVec = kVectorBytes / sizeof(T);
   constexpr int kVecUnroll = std::max(1, kBytesInFlight / kVectorBytes);
   constexpr int kScalarUnroll = std::max(1, kBytesInFlight / static_cast<int>(sizeof(T)));
-  int64_t head = common_head(p, n);
-  const bool vectorized = head >= 0;
-  // Elements per launch: whole tiles, so every launch after the first starts aligned.
-  const int64_t chunk =
-      kMaxBlocksPerLaunch * kThreads * (vectorized ? kVec * kVecUnroll : kScalarUnroll);
-  head = std::max<int64_t>(head, 0);
-  for (int64_t done = 0; done < n;) {
-    const int64_t count = std::min(n - done, head + chunk);
-    if (vectorized) {
-      launch_flat<T, N, kVec, kVecUnroll, kThreads>(p, count, head, op, kOneTilePerBlock);
-    } else {
-      launch_flat<T, N, 1, kScalarUnroll, kThreads>(p, count, 0, op, kOneTilePerBlock);
-    }
-    p.out += count;
-    for (int k = 0; k < N; ++k) p.in[k] += count;
-    done += count;
-    head = 0;
+  const int64_t head = common_head(p, n);
+  if (head >= 0) {
+    launch_flat<T, N, kVec, kVecUnroll, kThreads>(p, n, head, op, kOneTilePerBlock);
+  } else {
+    launch_flat<T, N, 1, kScalarUnroll, kThreads>(p, n, 0, op, kOneTilePerBlock);
   }
 }
 
