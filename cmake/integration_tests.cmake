@@ -6,6 +6,14 @@ add_test(NAME torchscript_round_trip
           $<TARGET_FILE:hardsigmoid_ops> $<TARGET_FILE:run_torchscript_models>
           ${CMAKE_CURRENT_BINARY_DIR}/torchscript_models)
 
+# Python exports and compiles (AOTInductor) a model using the ops; a C++ program loads the package
+# with AOTIModelPackageLoader and checks it.
+add_test(NAME aoti_package_round_trip
+  COMMAND bash ${PROJECT_SOURCE_DIR}/export_examples/round_trip.sh ${HARDSIGMOID_OPS_PYTHON}
+          $<TARGET_FILE:hardsigmoid_ops> $<TARGET_FILE:run_aoti_package>
+          ${CMAKE_CURRENT_BINARY_DIR}/exported_models)
+set_tests_properties(aoti_package_round_trip PROPERTIES TIMEOUT 900)
+
 # `cmake --install` into a temporary prefix, then a separate project finds, links and runs it.
 add_test(NAME installed_package_consumer
   COMMAND bash ${PROJECT_SOURCE_DIR}/cpp_tests/downstream_package/build_and_run.sh

@@ -1,0 +1,73 @@
+"""Exports a model that uses hardsigmoid_ops, for the C++ AOTInductor loader (run_aoti_package.cpp).
+
+Writes to OUTDIR:
+  gate.pt2        torch.export.save of the ExportedProgram (dynamic batch size)
+  gate_aoti.pt2   the same program compiled ahead of time (torch._inductor.aoti_compile_and_package)
+  io.pt           an input and the output of the same model built with aten's hardsigmoid, for
+                  the C++ program to compare with
+Usage: python export_model.py LIBRARY OUTDIR
+"""
+
+import pathlib
+import sys
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+
+class Gate(torch.nn.Module):
+    """linear -> hardsigmoid gate, with an in-place hardsigmoid on an intermediate."""
+
+    def __init__(self, use_ops: bool):
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 16)
+        self.use_ops = use_ops
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.linear(x)
+        if self.use_ops:
+            gate = torch.ops.hardsigmoid_ops.hardsigmoid(h)
+            torch.ops.hardsigmoid_ops.hardsigmoid_(h)
+        else:
+            gate = F.hardsigmoid(h)
+            h = F.hardsigmoid(h)
+        return h * gate + x
+
+
+class Tensors(torch.nn.Module):
+    """Named tensors in a file that C++ reads with torch::jit::load."""
+
+    def __init__(self, **tensors):
+        super().__init__()
+        for name, tensor in tensors.items():
+            self.register_buffer(name, tensor)
+
+
+def build(library):
+    torch.ops.load_library(library)
+    # An inference model: its in-place hardsigmoid_ may not be recorded by autograd.
+    ours = Gate(use_ops=True).eval().requires_grad_(False)
+    aten = Gate(use_ops=False).eval().requires_grad_(False)
+    aten.load_state_dict(ours.state_dict())
+    batch = torch.export.Dim("batch", min=2, max=1024)
+    program = torch.export.export(ours, (torch.randn(8, 16),),
+                                  dynamic_shapes={"x": {0: batch}})
+    return ours, aten, program
+
+
+def main():
+    library, outdir = sys.argv[1], pathlib.Path(sys.argv[2])
+    outdir.mkdir(parents=True, exist_ok=True)
+    _, aten, program = build(library)
+    torch.export.save(program, outdir / "gate.pt2")
+    torch._inductor.aoti_compile_and_package(program, package_path=str(outdir / "gate_aoti.pt2"))
+    x = torch.randn(37, 16)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        torch.jit.save(torch.jit.script(Tensors(input=x, expected=aten(x))), outdir / "io.pt")
+    print(f"saved gate.pt2, gate_aoti.pt2 and io.pt in {outdir}")
+
+
+if __name__ == "__main__":
+    main()
