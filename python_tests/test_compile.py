@@ -97,3 +97,47 @@ def test_backward_through_compiled_functional(device, gen):
         results[name] = (y.detach(), grad)
     for got, expected in zip(results["ours"], results["aten"]):
         assert_identical(got, expected, inputs=values)
+
+
+def test_no_graph_breaks(device, gen):
+    """dynamo captures the three variants, the aten ops around them, in one graph."""
+    explanation = torch._dynamo.explain(with_ours)(*_arguments(9, device, gen))
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    assert explanation.graph_count == 1
+
+
+def gate(x, weight):
+    """The variants without mutating a graph input, so that CUDA graphs capture all of it."""
+    h = F.linear(x, weight)
+    a = OPS.hardsigmoid(h)
+    t = h * 2 + 1
+    OPS.hardsigmoid_(t)
+    tmp = torch.empty_like(h)
+    OPS.hardsigmoid_out(h - 1, tmp)
+    return (a + t) * 0.5 + tmp
+
+
+def gate_aten(x, weight):
+    h = F.linear(x, weight)
+    a = F.hardsigmoid(h)
+    t = F.hardsigmoid(h * 2 + 1)
+    tmp = F.hardsigmoid(h - 1)
+    return (a + t) * 0.5 + tmp
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_reduce_overhead_with_work_on_a_second_stream(gen):
+    """mode="reduce-overhead" records CUDA graphs and replays them; meanwhile another stream
+    keeps the GPU busy with unrelated work. Every call equals aten's."""
+    compiled = torch.compile(gate, mode="reduce-overhead", fullgraph=True)
+    weight = torch.randn(24, 16, generator=gen).cuda()
+    side = torch.cuda.Stream()
+    busy = torch.randn(2048, 2048, device="cuda")
+    for step in range(6):  # warm-up, recording, then replays
+        with torch.cuda.stream(side):
+            for _ in range(4):
+                busy = torch.tanh(busy @ busy)
+        x = (torch.randn(33, 16, generator=gen) * 3).cuda()
+        got = compiled(x, weight).clone()  # a replay's output is overwritten by the next
+        assert_identical(got, gate_aten(x, weight), inputs=x)
+    torch.cuda.synchronize()
