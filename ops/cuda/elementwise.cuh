@@ -19,7 +19,6 @@
 #include <c10/cuda/CUDAException.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 
 #include "ops/cuda/fast_divmod.cuh"
