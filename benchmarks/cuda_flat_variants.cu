@@ -1,8 +1,13 @@
 // Launch shapes of the flat CUDA walk, timed against aten and a copy in one run: the measurements
-// behind elementwise.cuh's choice of block size, unroll and grid (see benchmarks/NOTES.md).
-// Usage: cuda_flat_variants [repeats]
+// behind ops/cuda/flat_walk.cuh's choice of kernel, block size, unroll and grid (see
+// benchmarks/NOTES.md). Usage: cuda_flat_variants [repeats] [sizes]
+//   without "sizes": the 1.61 G-element float32 and bfloat16 tensors, timed with events;
+//   with "sizes": 2^12 ... 2^30 elements, kernel time by replaying a CUDA graph of many launches
+//   over a pool of inputs larger than L2, as benchmarks/gpu_benchmark.py's sweep does.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,12 +16,18 @@
 #include <string>
 #include <vector>
 
-#include "ops/cuda/elementwise.cuh"
+#include "ops/cuda/flat_walk.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
 
 namespace hs = hardsigmoid_ops::cuda;
 
 namespace {
+
+template <int kUnroll, int kBlock>
+struct Shape {
+  static constexpr int unroll = kUnroll;
+  static constexpr int block = kBlock;
+};
 
 double median_ms(const std::function<void()>& fn, int repeats) {
   for (int i = 0; i < 3; ++i) fn();
@@ -45,7 +56,8 @@ void variant(const char* label, const at::Tensor& x, const at::Tensor& out, int6
   hs::Pointers<T, 1> p{out.mutable_data_ptr<T>(), {x.const_data_ptr<T>()}};
   const double ms = median_ms(
       [&] {
-        hs::launch_flat<T, 1, kVec, kUnroll, kBlock>(p, x.numel(), head, hs::ForwardOp<T>{}, waves);
+        hs::launch_flat_loop<T, 1, kVec, kUnroll, kBlock>(p, x.numel(), head, hs::ForwardOp<T>{},
+                                                          waves);
       },
       repeats);
   const bool same = at::equal(out, at::hardsigmoid(x));
@@ -53,6 +65,70 @@ void variant(const char* label, const at::Tensor& x, const at::Tensor& out, int6
       "  %-10s vec %d unroll %2d block %3d waves %2d: %.4f ms  aten/ours %.3f  copy/ours %.3f%s\n",
       label, kVec, kUnroll, kBlock, waves, ms, aten_ms / ms, copy_ms / ms,
       same ? "" : "  WRONG RESULT");
+}
+
+// Per-launch time of `launch(input)`, by replaying a graph that launches once per input.
+double graph_us(const std::function<void(const at::Tensor&)>& launch,
+                const std::vector<at::Tensor>& inputs, int repeats) {
+  const c10::cuda::CUDAStreamGuard guard(at::cuda::getStreamFromPool());
+  for (int i = 0; i < 2; ++i) launch(inputs[i % inputs.size()]);
+  at::cuda::CUDAGraph graph;
+  graph.capture_begin();
+  for (const at::Tensor& x : inputs) launch(x);
+  graph.capture_end();
+  return median_ms([&] { graph.replay(); }, repeats) * 1e3 / inputs.size();
+}
+
+template <typename T>
+void size_sweep(at::ScalarType dtype, int repeats) {
+  const int64_t l2 = at::cuda::getCurrentDeviceProperties()->l2CacheSize;
+  constexpr int V = hs::kVectorBytes / sizeof(T);
+  for (int log2 = 12; log2 <= 30; log2 += 2) {
+    const int64_t n = int64_t{1} << log2;
+    const int64_t bytes = n * sizeof(T);
+    const int64_t count = std::clamp<int64_t>((3 * l2 + bytes - 1) / bytes, 4, 8192);
+    std::vector<at::Tensor> inputs;
+    for (int64_t i = 0; i < count; ++i) {
+      inputs.push_back((at::randn({n}, at::TensorOptions().device(at::kCUDA)) * 4).to(dtype));
+    }
+    at::Tensor out = at::empty_like(inputs[0]);
+    const auto ours = [&](auto launch_one) {
+      return [&, launch_one](const at::Tensor& x) {
+        launch_one(out.mutable_data_ptr<T>(), x.const_data_ptr<T>(), x.numel());
+      };
+    };
+    const auto loop = [&](auto tag) {
+      using S = decltype(tag);
+      return ours([](T* o, const T* in, int64_t numel) {
+        hs::Pointers<T, 1> p{o, {in}};
+        hs::launch_flat_loop<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{},
+                                                           hs::kOneTilePerBlock);
+      });
+    };
+    const auto tiles = [&](auto tag) {
+      using S = decltype(tag);
+      return ours([](T* o, const T* in, int64_t numel) {
+        hs::Pointers<T, 1> p{o, {in}};
+        hs::launch_flat_tiles<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{});
+      });
+    };
+    const double aten_us =
+        graph_us([&](const at::Tensor& x) { at::hardsigmoid_out(out, x); }, inputs, repeats);
+    const double copy_us = graph_us([&](const at::Tensor& x) { out.copy_(x); }, inputs, repeats);
+    std::printf("%s 2^%d (%lld inputs): aten %.3f us, copy %.3f us\n", c10::toString(dtype), log2,
+                static_cast<long long>(count), aten_us, copy_us);
+    const auto report = [&](const char* label, const std::function<void(const at::Tensor&)>& fn) {
+      const double us = graph_us(fn, inputs, repeats);
+      const bool same = at::equal(out, at::hardsigmoid(inputs.back()));
+      std::printf("  %-32s %.3f us  aten/ours %.3f  copy/ours %.3f%s\n", label, us, aten_us / us,
+                  copy_us / us, same ? "" : "  WRONG RESULT");
+    };
+    report("64-bit loop unroll 1 block 128", loop(Shape<1, 128>{}));
+    report("64-bit loop unroll 2 block 128", loop(Shape<2, 128>{}));
+    report("32-bit tiles unroll 1 block 128", tiles(Shape<1, 128>{}));
+    report("32-bit tiles unroll 2 block 128", tiles(Shape<2, 128>{}));
+    report("32-bit tiles unroll 1 block 256", tiles(Shape<1, 256>{}));
+  }
 }
 
 template <typename T>
@@ -94,6 +170,11 @@ void sweep(at::ScalarType dtype, int repeats) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
+  if (argc > 2 && std::string(argv[2]) == "sizes") {
+    size_sweep<float>(at::kFloat, repeats);
+    size_sweep<c10::BFloat16>(at::kBFloat16, repeats);
+    return 0;
+  }
   sweep<float>(at::kFloat, repeats);
   sweep<c10::BFloat16>(at::kBFloat16, repeats);
   return 0;

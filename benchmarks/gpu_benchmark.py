@@ -1,11 +1,12 @@
 """GPU benchmark: hardsigmoid_ops against aten's hardsigmoid and a plain copy, in one run.
 
 Every case times ours, aten (F.hardsigmoid or its in-place / out form) and a copy (clone) of the
-same tensor with CUDA events: warm-up, then the median of --repeats runs. Large cases time single
-calls. The size sweep times kernels by CUDA-graph replay (one graph of many calls over a pool of
-inputs several times the L2, so no call reads what the previous one left in L2). Host overhead is
-timed separately, on a 16-element tensor, for Python's torch.ops. Bandwidth counts each element
-read once and written once (3 tensors for backward). Writes a CSV; prints a table.
+same tensor with CUDA events: warm-up, then the median of --repeats runs, the three taking turns
+within each repetition. Large cases time single calls. The size sweep times kernels by CUDA-graph
+replay (one graph of many calls over a pool of inputs several times the L2, so no call reads what
+the previous one left in L2). Host overhead is timed separately, on a 16-element tensor, for
+Python's torch.ops. Bandwidth counts each element read once and written once (3 tensors for
+backward). Writes a CSV; prints a table.
 """
 
 import argparse
@@ -21,18 +22,22 @@ SHORT = {torch.float32: "float32", torch.float64: "float64", torch.float16: "flo
          torch.bfloat16: "bfloat16"}
 
 
-def event_median_ms(fn, repeats, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
+def interleaved_median_ms(fns, repeats, warmup=3):
+    """Median event time of each fn, the fns taking turns within every repetition: a drift of the
+    clocks or of the memory system during the case then touches every column alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        for fn, samples in zip(fns, times):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            samples.append(start.elapsed_time(end))
+    return [statistics.median(samples) for samples in times]
 
 
 def graph_median_ms(make_call, inputs, repeats):
@@ -47,7 +52,7 @@ def graph_median_ms(make_call, inputs, repeats):
     with torch.cuda.graph(graph):
         for x in inputs:
             make_call(x)
-    return event_median_ms(graph.replay, repeats) / len(inputs)
+    return interleaved_median_ms((graph.replay,), repeats)[0] / len(inputs)
 
 
 class Runner:
@@ -72,7 +77,7 @@ class Runner:
 
     def events(self, case, x, ours, aten, copy=None, tensors_moved=2):
         copy = copy or (lambda: x.clone())
-        times = [event_median_ms(fn, self.repeats) for fn in (ours, aten, copy)]
+        times = interleaved_median_ms((ours, aten, copy), self.repeats)
         self.record(case, x.dtype, x.numel(), "events", *times, tensors_moved=tensors_moved)
 
     def sweep(self, dtype, log2_sizes):

@@ -1,11 +1,13 @@
-// CUDA entry points: the functors of hardsigmoid_functors.cuh, run by the walks of elementwise.cuh.
+// CUDA entry points: the functors of hardsigmoid_functors.cuh, run by the flat walk over dense
+// spans and by the strided walk otherwise.
 #include "ops/cuda/hardsigmoid_cuda.h"
 
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
-#include "ops/cuda/elementwise.cuh"
+#include "ops/cuda/flat_walk.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
+#include "ops/cuda/strided_walk.cuh"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cuda {
