@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from hardsigmoid_testing.config import LIBRARY, SEED
+from hardsigmoid_testing.reporting import cases_summary
 
 
 def pytest_configure(config):
@@ -30,6 +31,12 @@ def pytest_report_header(config):
         f"hardsigmoid_ops library: {LIBRARY}",
         f"hardsigmoid_ops random seed: {SEED} (replay with HARDSIGMOID_OPS_SEED={SEED})",
     ]
+
+
+def pytest_terminal_summary(terminalreporter):
+    summary = cases_summary(terminalreporter.stats)
+    if summary:
+        terminalreporter.write_line(f"hardsigmoid_ops {summary} (seed {SEED})")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -106,6 +106,32 @@ def test_no_graph_breaks(device, gen):
     assert explanation.graph_count == 1
 
 
+def backward_with_ours(grad, x):
+    return OPS.hardsigmoid_backward(grad * 2, x - 1) * 0.5
+
+
+def backward_with_aten(grad, x):
+    return torch.ops.aten.hardsigmoid_backward(grad * 2, x - 1) * 0.5
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_backward_op_compiled_on_its_own(device, gen, dynamic):
+    """The backward op called directly inside a compiled function, as a user's own backward
+    would: one graph, the same result as aten's kernel, no recompile across sizes when dynamic."""
+    compiled = torch.compile(backward_with_ours, fullgraph=True, backend="inductor",
+                             dynamic=dynamic)
+    graphs_before = counters["stats"]["unique_graphs"]
+    for step, rows in enumerate((13, 40)):
+        grad = torch.randn(rows, 9, generator=gen).to(device)
+        x = (torch.randn(rows, 9, generator=gen) * 4).to(device)
+        with torch._dynamo.config.patch(error_on_recompile=dynamic and step > 0):
+            got = compiled(grad, x)
+        assert_identical(got, backward_with_aten(grad, x), inputs=x)
+    assert counters["stats"]["unique_graphs"] - graphs_before == (1 if dynamic else 2)
+    explanation = torch._dynamo.explain(backward_with_ours)(grad, x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
 def gate(x, weight):
     """The variants without mutating a graph input, so that CUDA graphs capture all of it."""
     h = F.linear(x, weight)
