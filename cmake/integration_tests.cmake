@@ -13,6 +13,12 @@ add_test(NAME aoti_package_round_trip
           $<TARGET_FILE:hardsigmoid_ops> $<TARGET_FILE:run_aoti_package>
           ${CMAKE_CURRENT_BINARY_DIR}/exported_models)
 set_tests_properties(aoti_package_round_trip PROPERTIES TIMEOUT 900)
+# The same compiled for CUDA; skipped (exit status 77, shown as skipped) without a GPU.
+add_test(NAME aoti_package_round_trip_cuda
+  COMMAND bash ${PROJECT_SOURCE_DIR}/export_examples/round_trip.sh ${HARDSIGMOID_OPS_PYTHON}
+          $<TARGET_FILE:hardsigmoid_ops> $<TARGET_FILE:run_aoti_package>
+          ${CMAKE_CURRENT_BINARY_DIR}/exported_models_cuda cuda)
+set_tests_properties(aoti_package_round_trip_cuda PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
 
 # `cmake --install` into a temporary prefix, then a separate project finds, links and runs it.
 add_test(NAME installed_package_consumer

@@ -3,9 +3,10 @@
 Writes to OUTDIR:
   gate.pt2        torch.export.save of the ExportedProgram (dynamic batch size)
   gate_aoti.pt2   the same program compiled ahead of time (torch._inductor.aoti_compile_and_package)
-  io.pt           an input and the output of the same model built with aten's hardsigmoid, for
-                  the C++ program to compare with
-Usage: python export_model.py LIBRARY OUTDIR
+                  for DEVICE (cpu or cuda; default cpu)
+  io.pt           an input and the output of the same model built with aten's hardsigmoid on
+                  DEVICE, both stored on the CPU, for the C++ program to compare with
+Usage: python export_model.py LIBRARY OUTDIR [DEVICE]
 """
 
 import pathlib
@@ -44,29 +45,31 @@ class Tensors(torch.nn.Module):
             self.register_buffer(name, tensor)
 
 
-def build(library):
+def build(library, device):
     torch.ops.load_library(library)
     # An inference model: its in-place hardsigmoid_ may not be recorded by autograd.
-    ours = Gate(use_ops=True).eval().requires_grad_(False)
-    aten = Gate(use_ops=False).eval().requires_grad_(False)
+    ours = Gate(use_ops=True).eval().requires_grad_(False).to(device)
+    aten = Gate(use_ops=False).eval().requires_grad_(False).to(device)
     aten.load_state_dict(ours.state_dict())
     batch = torch.export.Dim("batch", min=2, max=1024)
-    program = torch.export.export(ours, (torch.randn(8, 16),),
+    program = torch.export.export(ours, (torch.randn(8, 16, device=device),),
                                   dynamic_shapes={"x": {0: batch}})
     return ours, aten, program
 
 
 def main():
     library, outdir = sys.argv[1], pathlib.Path(sys.argv[2])
+    device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
     outdir.mkdir(parents=True, exist_ok=True)
-    _, aten, program = build(library)
+    _, aten, program = build(library, device)
     torch.export.save(program, outdir / "gate.pt2")
     torch._inductor.aoti_compile_and_package(program, package_path=str(outdir / "gate_aoti.pt2"))
     x = torch.randn(37, 16)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=DeprecationWarning)
-        torch.jit.save(torch.jit.script(Tensors(input=x, expected=aten(x))), outdir / "io.pt")
-    print(f"saved gate.pt2, gate_aoti.pt2 and io.pt in {outdir}")
+        expected = aten(x.to(device)).cpu()
+        torch.jit.save(torch.jit.script(Tensors(input=x, expected=expected)), outdir / "io.pt")
+    print(f"saved gate.pt2, gate_aoti.pt2 ({device}) and io.pt in {outdir}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 // A consumer of the installed package: the public header under its installed name, the ops
 // through the C++ API, checked against aten bit for bit. Exit status 0 when every check holds.
+// README.md's C++ example is taken from this file (python_tests/test_readme_examples.py checks).
 #include <ATen/ATen.h>
 #include <hardsigmoid_ops/hardsigmoid.h>
 
@@ -8,14 +9,20 @@
 int main() {
   const at::Tensor x = at::randn({1024, 33}) * 4;
   const at::Tensor grad = at::randn_like(x);
-  const bool forward_ok = at::equal(hardsigmoid_ops::hardsigmoid(x), at::hardsigmoid(x));
-  const bool backward_ok =
-      at::equal(hardsigmoid_ops::hardsigmoid_backward(grad, x), at::hardsigmoid_backward(grad, x));
-  at::Tensor y = x.clone();
-  const bool inplace_ok =
-      hardsigmoid_ops::hardsigmoid_(y).is_same(y) && at::equal(y, at::hardsigmoid(x));
-  std::printf("installed package: forward %s, backward %s, in-place %s\n",
-              forward_ok ? "ok" : "WRONG", backward_ok ? "ok" : "WRONG",
-              inplace_ok ? "ok" : "WRONG");
+  at::Tensor out = at::empty_like(x);
+  at::Tensor z = x.clone();
+
+  at::Tensor y = hardsigmoid_ops::hardsigmoid(x);  // CPU, CUDA, meta; autograd
+  hardsigmoid_ops::hardsigmoid_out(x, out);        // returns out
+  hardsigmoid_ops::hardsigmoid_(z);                // returns z
+  at::Tensor g = hardsigmoid_ops::hardsigmoid_backward(grad, x);
+
+  const at::Tensor expected = at::hardsigmoid(x);
+  const bool forward_ok = at::equal(y, expected) && at::equal(out, expected);
+  const bool inplace_ok = at::equal(z, expected);
+  const bool backward_ok = at::equal(g, at::hardsigmoid_backward(grad, x));
+  std::printf("installed package: forward and out %s, in-place %s, backward %s\n",
+              forward_ok ? "ok" : "WRONG", inplace_ok ? "ok" : "WRONG",
+              backward_ok ? "ok" : "WRONG");
   return forward_ok && backward_ok && inplace_ok ? 0 : 1;
 }
