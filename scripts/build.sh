@@ -12,4 +12,5 @@ TORCH_PREFIX="$("$TORCH_PYTHON" -c 'import torch; print(torch.utils.cmake_prefix
 
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" \
   -DHARDSIGMOID_OPS_PYTHON="$(command -v "$TORCH_PYTHON")" "$@"
-cmake --build "$BUILD_DIR" --parallel "${BUILD_JOBS:-$(nproc)}"
+# BUILD_TARGETS (space-separated) builds only those targets.
+cmake --build "$BUILD_DIR" --parallel "${BUILD_JOBS:-$(nproc)}" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
