@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "ops/cpu/span_kernels.h"
+#include "ops/cpu/strided_vectors.h"
 #include "ops/hardsigmoid_math.h"
 
 #if defined(__F16C__)
@@ -53,10 +54,16 @@ void narrow(const float* in, c10::BFloat16* out, int64_t n) {
   }
 }
 
-// half <-> float: F16C's conversions where the target has them (round to nearest even, as c10's
-// software conversion), else c10's.
+// half <-> float: AVX-512's or F16C's conversions where the target has them (round to nearest
+// even, as c10's software conversion), else c10's.
 void widen(const c10::Half* in, float* out, int64_t n) {
   int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
+  }
+#endif
 #if defined(__F16C__)
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
@@ -68,6 +75,12 @@ void widen(const c10::Half* in, float* out, int64_t n) {
 
 void narrow(const float* in, c10::Half* out, int64_t n) {
   int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
+  }
+#endif
 #if defined(__F16C__)
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
@@ -75,6 +88,35 @@ void narrow(const float* in, c10::Half* out, int64_t n) {
   }
 #endif
   for (; i < n; ++i) out[i] = static_cast<c10::Half>(in[i]);
+}
+
+// float and double rows with a stride, as aten's strided loop runs them (strided_vectors.h), the
+// last elements, or all of them off x86, with the scalar formulas. Staging them through a
+// contiguous block instead, as the reduced types do to convert in vectors, ran at 0.5 - 0.65 of
+// aten's speed (benchmarks/NOTES.md).
+template <typename opmath_t>
+void forward_strided(const opmath_t* in, int64_t in_stride, opmath_t* out, int64_t out_stride,
+                     int64_t n) {
+  int64_t i = 0;
+#if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
+  i = forward_strided_vectors(in, in_stride, out, out_stride, n);
+#endif
+  for (; i < n; ++i) out[i * out_stride] = math::forward_cpu(in[i * in_stride]);
+}
+
+template <typename opmath_t>
+void backward_strided(const opmath_t* grad_output, int64_t grad_output_stride, const opmath_t* self,
+                      int64_t self_stride, opmath_t* grad_input, int64_t grad_input_stride,
+                      int64_t n) {
+  int64_t i = 0;
+#if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
+  i = backward_strided_vectors(grad_output, grad_output_stride, self, self_stride, grad_input,
+                               grad_input_stride, n);
+#endif
+  for (; i < n; ++i) {
+    grad_input[i * grad_input_stride] =
+        math::backward(grad_output[i * grad_output_stride], self[i * self_stride]);
+  }
 }
 
 // Gathers n elements spaced by `stride` into a contiguous block, and back.
@@ -92,12 +134,24 @@ template <typename scalar_t>
 constexpr bool kIsReduced = !std::is_same_v<scalar_t, float> && !std::is_same_v<scalar_t, double>;
 
 // Blocks of kBlock elements: strided rows are gathered into contiguous blocks first, reduced
-// types widened to float, so that every row runs the vectorized contiguous loop.
+// types widened to float, so that every row runs the vectorized contiguous loop. Strided float,
+// double and (but for a tail) bfloat16 rows take strided_vectors.h's loops instead.
 template <typename scalar_t>
 void forward(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride, int64_t n) {
   if constexpr (!kIsReduced<scalar_t>) {
     if (in_stride == 1 && out_stride == 1) return forward_contiguous(in, out, n);
+    return forward_strided(in, in_stride, out, out_stride, n);
   }
+#if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    if (in_stride != 1 || out_stride != 1) {
+      const int64_t done = forward_strided_vectors(in, in_stride, out, out_stride, n);
+      in += done * in_stride;
+      out += done * out_stride;
+      n -= done;
+    }
+  }
+#endif
   scalar_t staged[kBlock];
   float block[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -126,7 +180,21 @@ void backward(const scalar_t* grad_output, int64_t grad_output_stride, const sca
     if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
       return backward_contiguous(grad_output, self, grad_input, n);
     }
+    return backward_strided(grad_output, grad_output_stride, self, self_stride, grad_input,
+                            grad_input_stride, n);
   }
+#if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    if (grad_output_stride != 1 || self_stride != 1 || grad_input_stride != 1) {
+      const int64_t done = backward_strided_vectors(grad_output, grad_output_stride, self,
+                                                    self_stride, grad_input, grad_input_stride, n);
+      grad_output += done * grad_output_stride;
+      self += done * self_stride;
+      grad_input += done * grad_input_stride;
+      n -= done;
+    }
+  }
+#endif
   scalar_t staged_grad[kBlock];
   scalar_t staged_self[kBlock];
   float grad_block[kBlock];
