@@ -1,0 +1,63 @@
+"""Finding and loading libhardsigmoid_ops.so.
+
+Where the library is looked for, first match wins:
+
+1. the path given to ``load_library(path)``;
+2. the environment variable ``HARDSIGMOID_OPS_LIBRARY``;
+3. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
+   install prefix laid out as ``<prefix>/python/hardsigmoid_ops`` and ``<prefix>/lib``, or this
+   source tree with its default ``build/`` directory.
+"""
+
+import os
+import pathlib
+
+import torch
+
+LIBRARY_NAME = "libhardsigmoid_ops.so"
+LIBRARY_ENV = "HARDSIGMOID_OPS_LIBRARY"
+
+_PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+_PREFIX = _PACKAGE_DIR.parent.parent
+_SEARCH_DIRS = (_PACKAGE_DIR, _PREFIX / "lib", _PREFIX / "build")
+
+
+def ops_registered():
+    """Whether the hardsigmoid_ops namespace already has its ops, however they got there (an
+    earlier load, a library linked into the program)."""
+    return hasattr(torch.ops.hardsigmoid_ops, "hardsigmoid")
+
+
+def configured_path():
+    """The library named by the environment, else the first found in the search directories, else
+    None. A variable that names a missing file is an error, not a reason to look elsewhere."""
+    from_env = os.environ.get(LIBRARY_ENV)
+    if from_env:
+        path = pathlib.Path(from_env)
+        if not path.is_file():
+            raise FileNotFoundError(f"{LIBRARY_ENV}={from_env}: no such file")
+        return path
+    for directory in _SEARCH_DIRS:
+        if (directory / LIBRARY_NAME).is_file():
+            return directory / LIBRARY_NAME
+    return None
+
+
+def load(path):
+    """Loads the library at `path` once. torch.ops.load_library dlopens by real path, and dlopen of
+    a path already open does not run the library's registrations again; a second copy of the
+    library under another path would, and fail on duplicate registrations, so it is refused here
+    with a message that names both."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real):
+        raise FileNotFoundError(f"hardsigmoid_ops: no library at {path}")
+    if real in {os.path.realpath(p) for p in torch.ops.loaded_libraries}:
+        return
+    if ops_registered():
+        loaded = sorted(p for p in torch.ops.loaded_libraries if LIBRARY_NAME in p)
+        origin = ", ".join(loaded) or "not through torch.ops.load_library"
+        raise RuntimeError(
+            f"hardsigmoid_ops: the ops are already registered (from {origin}); not loading a "
+            f"second copy from {path}"
+        )
+    torch.ops.load_library(real)
