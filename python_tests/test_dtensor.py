@@ -305,3 +305,22 @@ def test_a_second_copy_is_refused(tmp_path):
 def test_a_missing_library_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere.so"):
         hardsigmoid_ops.load_library(str(tmp_path / "nowhere.so"))
+
+
+def test_readme_example_under_torchrun():
+    """distributed_examples/dtensor_example.py, README's DTensor example, as README runs it: two
+    ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the CPU)."""
+    import subprocess
+    import sys
+
+    from hardsigmoid_testing.config import REPO_ROOT
+
+    env = dict(os.environ, HARDSIGMOID_OPS_LIBRARY=str(LIBRARY),
+               PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "python"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+         str(REPO_ROOT / "distributed_examples" / "dtensor_example.py")],
+        env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "equal to aten" in result.stdout
