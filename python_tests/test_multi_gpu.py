@@ -58,7 +58,9 @@ def test_graph_capture_on_the_other_device(gen):
             OPS.hardsigmoid_out(x, out)  # warm-up outside capture
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
+        # A capture stream of this device: torch.cuda.graph's default one is created once per
+        # process, on whichever device was current then.
+        with torch.cuda.graph(graph, stream=torch.cuda.Stream()):
             OPS.hardsigmoid_out(x, out)
         x.copy_(_values(gen, torch.float32, "cuda:1"))
         graph.replay()

@@ -9,6 +9,7 @@
 """
 
 import re
+import signal
 import subprocess
 import sys
 
@@ -53,7 +54,27 @@ def test_python_examples_run(tmp_path):
     (tmp_path / "readme_examples.py").write_text(script)
     result = subprocess.run([sys.executable, "readme_examples.py"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=900)
+    if result.returncode == -signal.SIGSEGV and _aoti_load_package_crashes(tmp_path):
+        pytest.xfail("torch's aoti_load_package crashes on this machine even for a plain aten "
+                     "model (README, known limitations); the other examples ran up to it")
     assert result.returncode == 0, f"README's Python examples failed:\n{result.stderr[-4000:]}"
+
+
+# torch 2.11's aoti_load_package has been seen to crash (SIGSEGV) on a GPU machine for a model
+# without any of our ops; README's AOTInductor example calls it.
+PLAIN_ATEN_AOTI = """
+import torch
+model = torch.nn.Linear(4, 4).eval()
+program = torch.export.export(model, (torch.randn(2, 4),))
+torch._inductor.aoti_compile_and_package(program, package_path="plain.pt2")
+torch._inductor.aoti_load_package("plain.pt2")(torch.randn(2, 4))
+"""
+
+
+def _aoti_load_package_crashes(tmp_path):
+    result = subprocess.run([sys.executable, "-c", PLAIN_ATEN_AOTI], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=900)
+    return result.returncode == -signal.SIGSEGV
 
 
 @pytest.mark.parametrize("index", [i for i, (_, body) in enumerate(_blocks()) if _marked(body)])
