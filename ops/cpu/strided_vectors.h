@@ -101,6 +101,10 @@ inline void store_strided(Vector<S> v, S*& p, int64_t stride) {
     const Bits nan = v != v;
     const Bits result = (rounded & ~nan) | (0x7FC0 & nan);
     for (int j = 0; j < kLanes<S>; ++j, p += stride) p->x = static_cast<uint16_t>(result[j]);
+  } else if (stride == 1) {
+    // A contiguous output beside strided inputs (the functional ops' own output): one store.
+    std::memcpy(p, &v, sizeof(v));
+    p += kLanes<S>;
   } else {
     for (int j = 0; j < kLanes<S>; ++j, p += stride) *p = v[j];
   }
