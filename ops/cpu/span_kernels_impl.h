@@ -133,15 +133,12 @@ void scatter(const scalar_t* in, scalar_t* out, int64_t stride, int64_t n) {
 template <typename scalar_t>
 constexpr bool kIsReduced = !std::is_same_v<scalar_t, float> && !std::is_same_v<scalar_t, double>;
 
-// Blocks of kBlock elements: strided rows are gathered into contiguous blocks first, reduced
-// types widened to float, so that every row runs the vectorized contiguous loop. Strided float,
-// double and (but for a tail) bfloat16 rows take strided_vectors.h's loops instead.
+// half and bfloat16 in blocks of kBlock elements: strided rows gathered into a contiguous block,
+// widened to float, the vectorized contiguous loop, rounded back. Strided bfloat16 rows take
+// strided_vectors.h's loops where compiled in, all but a tail.
 template <typename scalar_t>
-void forward(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride, int64_t n) {
-  if constexpr (!kIsReduced<scalar_t>) {
-    if (in_stride == 1 && out_stride == 1) return forward_contiguous(in, out, n);
-    return forward_strided(in, in_stride, out, out_stride, n);
-  }
+void forward_reduced(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
+                     int64_t n) {
 #if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
   if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
     if (in_stride != 1 || out_stride != 1) {
@@ -162,27 +159,17 @@ void forward(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_s
       src = staged;
     }
     scalar_t* dst = out_stride == 1 ? out + start : staged;
-    if constexpr (kIsReduced<scalar_t>) {
-      widen(src, block, len);
-      forward_contiguous(block, block, len);
-      narrow(block, dst, len);
-    } else {
-      forward_contiguous(src, dst, len);
-    }
+    widen(src, block, len);
+    forward_contiguous(block, block, len);
+    narrow(block, dst, len);
     if (out_stride != 1) scatter(staged, out + start * out_stride, out_stride, len);
   }
 }
 
 template <typename scalar_t>
-void backward(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
-              int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride, int64_t n) {
-  if constexpr (!kIsReduced<scalar_t>) {
-    if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
-      return backward_contiguous(grad_output, self, grad_input, n);
-    }
-    return backward_strided(grad_output, grad_output_stride, self, self_stride, grad_input,
-                            grad_input_stride, n);
-  }
+void backward_reduced(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
+                      int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride,
+                      int64_t n) {
 #if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
   if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
     if (grad_output_stride != 1 || self_stride != 1 || grad_input_stride != 1) {
@@ -212,17 +199,40 @@ void backward(const scalar_t* grad_output, int64_t grad_output_stride, const sca
       x = staged_self;
     }
     scalar_t* dst = grad_input_stride == 1 ? grad_input + start : staged_grad;
-    if constexpr (kIsReduced<scalar_t>) {
-      widen(grad, grad_block, len);
-      widen(x, self_block, len);
-      backward_contiguous(grad_block, self_block, grad_block, len);
-      narrow(grad_block, dst, len);
-    } else {
-      backward_contiguous(grad, x, dst, len);
-    }
+    widen(grad, grad_block, len);
+    widen(x, self_block, len);
+    backward_contiguous(grad_block, self_block, grad_block, len);
+    narrow(grad_block, dst, len);
     if (grad_input_stride != 1) {
       scatter(staged_grad, grad_input + start * grad_input_stride, grad_input_stride, len);
     }
+  }
+}
+
+// float and double: the contiguous loop the compiler vectorizes, or the strided vectors; half and
+// bfloat16: through float blocks.
+template <typename scalar_t>
+void forward(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride, int64_t n) {
+  if constexpr (kIsReduced<scalar_t>) {
+    forward_reduced(in, in_stride, out, out_stride, n);
+  } else if (in_stride == 1 && out_stride == 1) {
+    forward_contiguous(in, out, n);
+  } else {
+    forward_strided(in, in_stride, out, out_stride, n);
+  }
+}
+
+template <typename scalar_t>
+void backward(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
+              int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride, int64_t n) {
+  if constexpr (kIsReduced<scalar_t>) {
+    backward_reduced(grad_output, grad_output_stride, self, self_stride, grad_input,
+                     grad_input_stride, n);
+  } else if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
+    backward_contiguous(grad_output, self, grad_input, n);
+  } else {
+    backward_strided(grad_output, grad_output_stride, self, self_stride, grad_input,
+                     grad_input_stride, n);
   }
 }
 
