@@ -6,7 +6,11 @@ import torch
 import torch.nn.functional as F
 
 from hardsigmoid_testing import OPS
-from hardsigmoid_testing.checks import assert_identical, assert_unchanged
+from hardsigmoid_testing.checks import (
+    assert_every_op_matches_aten,
+    assert_identical,
+    assert_unchanged,
+)
 
 pytestmark = pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 CUDA devices")
 
@@ -23,22 +27,8 @@ def test_every_op_runs_on_the_tensors_device(gen, dtype):
     with torch.cuda.device(0):
         x = _values(gen, dtype, "cuda:1")
         grad = _values(gen, dtype, "cuda:1")
-        expected = F.hardsigmoid(x)
-        got = OPS.hardsigmoid(x)
-        assert got.device == x.device
-        assert_identical(got, expected, inputs=x)
-
-        out = torch.empty_like(x)
-        OPS.hardsigmoid_out(x, out)
-        assert_identical(out, expected, inputs=x)
-
-        y = x.clone()
-        OPS.hardsigmoid_(y)
-        assert_identical(y, expected, inputs=x)
-
-        backward = OPS.hardsigmoid_backward(grad, x)
-        assert backward.device == x.device
-        assert_identical(backward, torch.ops.aten.hardsigmoid_backward(grad, x), inputs=x)
+        ours, backward = assert_every_op_matches_aten(x, grad)
+        assert ours.device == x.device and backward.device == x.device
         assert torch.cuda.current_device() == 0
     torch.cuda.synchronize(1)
 

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
-from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.checks import assert_every_op_matches_aten, assert_identical
 from hardsigmoid_testing.layouts import significant_strides
 from hardsigmoid_testing.values import BITS_DTYPE, random_values
 
@@ -21,22 +21,8 @@ def test_empty_and_zero_dim(device, dtype, shape, gen):
     numel = torch.Size(shape).numel()
     x = random_values(numel, dtype, gen).reshape(shape).to(device)
     grad = random_values(numel, dtype, gen).reshape(shape).to(device)
-    ref = F.hardsigmoid(x)
-
-    ours = OPS.hardsigmoid(x)
-    assert_identical(ours, ref, inputs=x)
-    assert significant_strides(ours) == significant_strides(ref)
-
-    out = torch.full(shape, 42.0, dtype=dtype, device=device)
-    OPS.hardsigmoid_out(x, out)
-    assert_identical(out, ref, inputs=x)
-
-    y = x.clone()
-    OPS.hardsigmoid_(y)
-    assert_identical(y, ref, inputs=x)
-
-    ours_backward = OPS.hardsigmoid_backward(grad, x)
-    assert_identical(ours_backward, torch.ops.aten.hardsigmoid_backward(grad, x), inputs=x)
+    ours, _ = assert_every_op_matches_aten(x, grad)
+    assert significant_strides(ours) == significant_strides(F.hardsigmoid(x))
 
 
 def test_version_counter(device):

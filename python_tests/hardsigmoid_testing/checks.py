@@ -2,7 +2,9 @@
 (so that +0 and -0 differ)."""
 
 import torch
+import torch.nn.functional as F
 
+from . import OPS
 from .layouts import SENTINEL, addressed_mask
 from .values import BITS_DTYPE
 
@@ -43,3 +45,21 @@ def assert_unchanged(before, after):
     if before.is_floating_point():
         before, after = before.view(BITS_DTYPE[before.dtype]), after.view(BITS_DTYPE[after.dtype])
     assert torch.equal(before, after), "a tensor that must be read only was written"
+
+
+def assert_every_op_matches_aten(x, grad):
+    """All four ops on `x` (and `grad` for the backward) equal aten's on the same device: the
+    functional, out (into a buffer of sentinels), in-place (on a clone) and backward. Returns the
+    functional and backward results, for checks of their strides or device."""
+    ref = F.hardsigmoid(x)
+    ours = OPS.hardsigmoid(x)
+    assert_identical(ours, ref, inputs=x)
+    out = torch.full_like(x, SENTINEL)
+    OPS.hardsigmoid_out(x, out)
+    assert_identical(out, ref, inputs=x)
+    y = x.clone()
+    OPS.hardsigmoid_(y)
+    assert_identical(y, ref, inputs=x)
+    backward = OPS.hardsigmoid_backward(grad, x)
+    assert_identical(backward, torch.ops.aten.hardsigmoid_backward(grad, x), inputs=x)
+    return ours, backward
