@@ -1,10 +1,11 @@
 // The cases of the CPU benchmark: what one benchmark measures, its name (which --benchmark_filter
-// matches), its label, and the bytes it moves.
+// matches), its label, and the bytes it moves. A case of an op times ours and aten's in turns;
+// a copy case times memcpy alone.
 //
-// Names read dtype/variant/layout/at_threads:T/log2n:K/impl, e.g.
-//   float32/out/contiguous/at_threads:2/log2n:20/ours
-// (Google Benchmark appends /real_time), so that a filter can pick any slice: '^bfloat16/',
-// '/(forward|copy)/', '/strided/', 'at_threads:1/', 'log2n:1[02]/' (2^10 and 2^12), '/aten/'.
+// Names read dtype/variant/layout/at_threads:T/log2n:K, e.g.
+//   float32/out/contiguous/at_threads:2/log2n:20
+// (Google Benchmark appends /manual_time), so that a filter can pick any slice: '^bfloat16/',
+// '/(forward|copy)/', '/strided/', 'at_threads:1/', 'log2n:1[02]/' (2^10 and 2^12).
 #pragma once
 
 #include <c10/core/ScalarType.h>
@@ -14,8 +15,6 @@
 #include <vector>
 
 namespace hardsigmoid_ops::bench {
-
-enum class Impl { kOurs, kAten, kMemcpy };
 
 // kCopy is memcpy's: the bandwidth ceiling, moving the bytes a forward moves.
 enum class Variant { kForward, kInplace, kOut, kBackward, kCopy };
@@ -30,7 +29,6 @@ struct Case {
   Layout layout;
   int threads;  // at::set_num_threads
   int log2n;    // elements: 2^log2n
-  Impl impl;
 
   int64_t numel() const { return int64_t{1} << log2n; }
 };
@@ -70,34 +68,20 @@ inline std::string layout_name(Layout layout) {
   return layout == Layout::kContiguous ? "contiguous" : "strided";
 }
 
-inline std::string impl_name(Impl impl) {
-  switch (impl) {
-    case Impl::kOurs:
-      return "ours";
-    case Impl::kAten:
-      return "aten";
-    case Impl::kMemcpy:
-      return "memcpy";
-  }
-  return "?";
-}
-
 // The functional forward and the backward return a new tensor each call: their time includes
 // the allocation (and, above malloc's mmap threshold, the page faults of the fresh output).
 inline bool allocates(Variant variant) {
   return variant == Variant::kForward || variant == Variant::kBackward;
 }
 
-// The name without the implementation: ours and aten's benchmarks of one case share it.
-inline std::string case_key(const Case& c) {
+inline std::string benchmark_name(const Case& c) {
   return dtype_name(c.dtype) + "/" + variant_name(c.variant) + "/" + layout_name(c.layout) +
          "/at_threads:" + std::to_string(c.threads) + "/log2n:" + std::to_string(c.log2n);
 }
 
-inline std::string benchmark_name(const Case& c) { return case_key(c) + "/" + impl_name(c.impl); }
-
 inline std::string label(const Case& c) {
-  return impl_name(c.impl) + " " + dtype_name(c.dtype) + " " + variant_name(c.variant) +
+  return std::string(c.variant == Variant::kCopy ? "memcpy " : "ours vs aten ") +
+         dtype_name(c.dtype) + " " + variant_name(c.variant) +
          (allocates(c.variant) ? "(allocates)" : "") + " " + layout_name(c.layout) + " " +
          std::to_string(c.threads) + "T";
 }
@@ -111,8 +95,7 @@ inline int64_t bytes_moved(const Case& c) {
 }
 
 // Every case, in the order they run: the cases sharing one set of inputs (dtype, layout, size)
-// run together, and ours and aten's of one case run back to back, so that drifts of the machine
-// fall on both.
+// run together.
 inline std::vector<Case> all_cases() {
   const at::ScalarType dtypes[] = {at::kFloat, at::kBFloat16, at::kHalf, at::kDouble};
   const Variant variants[] = {Variant::kForward, Variant::kInplace, Variant::kOut,
@@ -120,17 +103,14 @@ inline std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (at::ScalarType dtype : dtypes) {
     for (Layout layout : {Layout::kContiguous, Layout::kStrided}) {
-      // Powers of 4 from 1 K to 64 M elements, from L1 to main memory: the full run (1,224
-      // benchmarks, five repetitions of 50 ms) takes about 12 minutes on two cores.
+      // Powers of 4 from 1 K to 64 M elements, from L1 to main memory (640 benchmarks).
       for (int log2n = 10; log2n <= 26; log2n += 2) {
         for (int threads : {1, 2}) {
           for (Variant variant : variants) {
-            for (Impl impl : {Impl::kOurs, Impl::kAten}) {
-              cases.push_back({dtype, variant, layout, threads, log2n, impl});
-            }
+            cases.push_back({dtype, variant, layout, threads, log2n});
           }
           if (layout == Layout::kContiguous) {
-            cases.push_back({dtype, Variant::kCopy, layout, threads, log2n, Impl::kMemcpy});
+            cases.push_back({dtype, Variant::kCopy, layout, threads, log2n});
           }
         }
       }

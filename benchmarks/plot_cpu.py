@@ -1,9 +1,12 @@
-"""Turns cpu_benchmark's JSON (--benchmark_out_format=json) into a CSV and a PNG.
+"""Turns cpu_benchmark's JSON (--benchmark_out_format=json) into a CSV, a PNG and a summary.
 
 CSV: one row per case (dtype, variant, layout, threads, elements) with the median bytes per second
 of ours, aten and memcpy (memcpy's contiguous copy of the same element count and dtype, the
-bandwidth ceiling) and the ratios. PNG: throughput against size, one panel per dtype, thread count
-and layout; a line per variant for ours (solid) and aten (dashed), memcpy dotted.
+bandwidth ceiling), the median over repetitions of ours/aten (each repetition's ratio is of ours
+and aten's timed in turns) with its quartiles, and ours/memcpy. PNG: throughput against size, one
+panel per dtype, thread count and layout; a line per variant for ours (solid) and aten (dashed),
+memcpy dotted. Summary (markdown, on standard output): ours/aten per dtype, layout and thread
+count, and the cases below their target.
 """
 
 import argparse
@@ -20,61 +23,76 @@ from matplotlib import ticker  # noqa: E402
 
 DTYPES = ["float32", "bfloat16", "float16", "float64"]
 VARIANTS = ["forward", "inplace", "out", "backward"]
+COUNTERS = ["ours_bytes_per_s", "aten_bytes_per_s", "ours_over_aten", "memcpy_bytes_per_s"]
 COLUMNS = ["dtype", "variant", "layout", "threads", "elements", "ours_bytes_per_s",
-           "aten_bytes_per_s", "memcpy_bytes_per_s", "ours_over_aten", "ours_over_memcpy"]
+           "aten_bytes_per_s", "memcpy_bytes_per_s", "ours_over_aten", "ours_over_aten_q1",
+           "ours_over_aten_q3", "ours_over_memcpy", "repetitions"]
 
 
 def parse_name(run_name):
-    """dtype/variant/layout/at_threads:T/log2n:K/impl[/real_time] -> its fields."""
-    parts = run_name.split("/")
-    dtype, variant, layout, threads, log2n, impl = parts[:6]
+    """dtype/variant/layout/at_threads:T/log2n:K[/manual_time] -> its fields."""
+    dtype, variant, layout, threads, log2n = run_name.split("/")[:5]
     return {"dtype": dtype, "variant": variant, "layout": layout,
-            "threads": int(threads.split(":")[1]), "elements": 2 ** int(log2n.split(":")[1]),
-            "impl": impl}
+            "threads": int(threads.split(":")[1]), "elements": 2 ** int(log2n.split(":")[1])}
 
 
-def median_rates(benchmarks):
-    """Median bytes/s per benchmark: of its repetitions when the JSON has them, else the
-    'median' aggregate (a run with --benchmark_report_aggregates_only)."""
-    samples = defaultdict(list)
-    medians = {}
+def target(row):
+    """The ours/aten the CPU issue asks of a case: 1.00 for contiguous data from 2^14 elements,
+    0.95 below (where per-call overhead dominates) and for strided data."""
+    return 1.0 if row["layout"] == "contiguous" and row["elements"] >= 2 ** 14 else 0.95
+
+
+def counter_samples(benchmarks):
+    """Per benchmark, each counter's values over its repetitions; a JSON written with
+    --benchmark_report_aggregates_only has only the 'median' aggregate, taken as one sample."""
+    samples = defaultdict(lambda: defaultdict(list))
+    medians = defaultdict(dict)
     for b in benchmarks:
-        if "bytes_per_second" not in b or b.get("error_occurred"):
+        if b.get("error_occurred"):
             continue
         name = b.get("run_name", b["name"])
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
-                medians[name] = b["bytes_per_second"]
+                medians[name] = {k: b[k] for k in COUNTERS if k in b}
         else:
-            samples[name].append(b["bytes_per_second"])
-    rates = {name: statistics.median(values) for name, values in samples.items()}
-    for name, value in medians.items():
-        rates.setdefault(name, value)
-    return rates
+            for k in COUNTERS:
+                if k in b:
+                    samples[name][k].append(b[k])
+    for name, values in medians.items():
+        if name not in samples:
+            samples[name] = {k: [v] for k, v in values.items()}
+    return samples
+
+
+def quartiles(values):
+    if len(values) < 2:
+        return values[0], values[0]
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
 
 
 def ratio(a, b):
     return a / b if a and b else None
 
 
-def case_rows(rates):
-    by_case = defaultdict(dict)
+def case_rows(samples):
     memcpy = {}
-    for name, rate in rates.items():
-        f = parse_name(name)
-        if f["impl"] == "memcpy":
-            memcpy[(f["dtype"], f["threads"], f["elements"])] = rate
-        else:
-            key = (f["dtype"], f["variant"], f["layout"], f["threads"], f["elements"])
-            by_case[key][f["impl"]] = rate
     rows = []
-    for (dtype, variant, layout, threads, elements), impls in by_case.items():
-        ours, aten = impls.get("ours"), impls.get("aten")
-        copy = memcpy.get((dtype, threads, elements))
-        rows.append({"dtype": dtype, "variant": variant, "layout": layout, "threads": threads,
-                     "elements": elements, "ours_bytes_per_s": ours, "aten_bytes_per_s": aten,
-                     "memcpy_bytes_per_s": copy, "ours_over_aten": ratio(ours, aten),
-                     "ours_over_memcpy": ratio(ours, copy)})
+    for name, counters in samples.items():
+        f = parse_name(name)
+        if f["variant"] == "copy":
+            memcpy[(f["dtype"], f["threads"], f["elements"])] = statistics.median(
+                counters["memcpy_bytes_per_s"])
+            continue
+        ratios = counters["ours_over_aten"]
+        q1, q3 = quartiles(ratios)
+        rows.append({**f, "ours_bytes_per_s": statistics.median(counters["ours_bytes_per_s"]),
+                     "aten_bytes_per_s": statistics.median(counters["aten_bytes_per_s"]),
+                     "ours_over_aten": statistics.median(ratios), "ours_over_aten_q1": q1,
+                     "ours_over_aten_q3": q3, "repetitions": len(ratios)})
+    for r in rows:
+        r["memcpy_bytes_per_s"] = memcpy.get((r["dtype"], r["threads"], r["elements"]))
+        r["ours_over_memcpy"] = ratio(r["ours_bytes_per_s"], r["memcpy_bytes_per_s"])
 
     def order(r):
         return (DTYPES.index(r["dtype"]) if r["dtype"] in DTYPES else len(DTYPES),
@@ -83,6 +101,37 @@ def case_rows(rates):
                 r["elements"])
 
     return sorted(rows, key=order), memcpy
+
+
+def summary(rows):
+    """Markdown: per dtype, layout and thread count, the median, lowest and highest ours/aten of
+    its cases, how many have a median below target, and how many have even their upper quartile
+    below it (ours behind in at least three quarters of the repetitions); then those cases."""
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["dtype"], r["layout"], r["threads"])].append(r)
+    lines = ["| dtype | layout | threads | cases | median ours/aten | lowest | highest "
+             "| median below target | upper quartile below target |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    clearly_below = []
+    for (dtype, layout, threads), group in groups.items():
+        ratios = [r["ours_over_aten"] for r in group]
+        below = [r for r in group if r["ours_over_aten"] < target(r)]
+        clear = [r for r in group if r["ours_over_aten_q3"] < target(r)]
+        clearly_below += clear
+        lines.append(f"| {dtype} | {layout} | {threads} | {len(group)} "
+                     f"| {statistics.median(ratios):.3f} | {min(ratios):.3f} "
+                     f"| {max(ratios):.3f} | {len(below)} | {len(clear)} |")
+    below_all = [r for r in rows if r["ours_over_aten"] < target(r)]
+    lines.append("")
+    lines.append(f"{len(below_all)} of {len(rows)} cases have a median below target; "
+                 f"{len(clearly_below)} have their upper quartile below it"
+                 + (":" if clearly_below else "."))
+    for r in clearly_below:
+        lines.append(f"- {r['dtype']} {r['variant']} {r['layout']} {r['threads']}T "
+                     f"2^{r['elements'].bit_length() - 1}: {r['ours_over_aten']:.3f} "
+                     f"(quartiles {r['ours_over_aten_q1']:.3f} – {r['ours_over_aten_q3']:.3f})")
+    return "\n".join(lines)
 
 
 def format_cell(column, value):
@@ -153,9 +202,10 @@ def main():
     args = p.parse_args()
     with open(args.json) as f:
         benchmarks = json.load(f)["benchmarks"]
-    rows, memcpy = case_rows(median_rates(benchmarks))
+    rows, memcpy = case_rows(counter_samples(benchmarks))
     write_csv(rows, args.csv)
     plot(rows, memcpy, args.png)
+    print(summary(rows))
 
 
 if __name__ == "__main__":
