@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <sys/resource.h>
 #include <exception>
 #include <limits>
 #include <map>
@@ -139,14 +140,30 @@ int64_t calls_per_turn(const Case& c) {
   return std::max<int64_t>(1, (int64_t{1} << 16) >> c.log2n);
 }
 
+// Page faults of the process so far (minor: pages mapped on first touch). A fresh output above
+// malloc's mmap threshold faults in every page of it, which costs more than the op itself; whether
+// a call gets such memory depends on the allocations before it, so the benchmark counts them.
+int64_t page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+struct Turn {
+  double seconds = 0;
+  int64_t faults = 0;
+};
+
 template <typename Call>
-double seconds_for(int64_t calls, Call& call) {
+Turn timed_turn(int64_t calls, Call& call) {
+  const int64_t faults_before = page_faults();
   const Clock::time_point start = Clock::now();
   for (int64_t i = 0; i < calls; ++i) {
     call();
     benchmark::ClobberMemory();
   }
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  const Clock::time_point end = Clock::now();
+  return {std::chrono::duration<double>(end - start).count(), page_faults() - faults_before};
 }
 
 // Which of the two goes first in the next turn: it alternates over every turn of the run (a
@@ -159,28 +176,32 @@ bool ours_first = true;
 template <typename Ours, typename Aten>
 void time_in_turns(benchmark::State& state, const Case& c, Ours&& ours, Aten&& aten) {
   const int64_t calls = calls_per_turn(c);
-  double ours_seconds = 0;
-  double aten_seconds = 0;
+  Turn ours_total;
+  Turn aten_total;
   for (auto _ : state) {
-    double ours_turn = 0;
-    double aten_turn = 0;
+    Turn ours_turn;
+    Turn aten_turn;
     if (ours_first) {
-      ours_turn = seconds_for(calls, ours);
-      aten_turn = seconds_for(calls, aten);
+      ours_turn = timed_turn(calls, ours);
+      aten_turn = timed_turn(calls, aten);
     } else {
-      aten_turn = seconds_for(calls, aten);
-      ours_turn = seconds_for(calls, ours);
+      aten_turn = timed_turn(calls, aten);
+      ours_turn = timed_turn(calls, ours);
     }
     ours_first = !ours_first;
-    ours_seconds += ours_turn;
-    aten_seconds += aten_turn;
-    state.SetIterationTime(ours_turn + aten_turn);
+    ours_total.seconds += ours_turn.seconds;
+    ours_total.faults += ours_turn.faults;
+    aten_total.seconds += aten_turn.seconds;
+    aten_total.faults += aten_turn.faults;
+    state.SetIterationTime(ours_turn.seconds + aten_turn.seconds);
   }
-  const double bytes = static_cast<double>(state.iterations()) * static_cast<double>(calls) *
-                       static_cast<double>(bytes_moved(c));
-  state.counters["ours_bytes_per_s"] = bytes / ours_seconds;
-  state.counters["aten_bytes_per_s"] = bytes / aten_seconds;
-  state.counters["ours_over_aten"] = aten_seconds / ours_seconds;
+  const double total_calls = static_cast<double>(state.iterations()) * static_cast<double>(calls);
+  const double bytes = total_calls * static_cast<double>(bytes_moved(c));
+  state.counters["ours_bytes_per_s"] = bytes / ours_total.seconds;
+  state.counters["aten_bytes_per_s"] = bytes / aten_total.seconds;
+  state.counters["ours_over_aten"] = aten_total.seconds / ours_total.seconds;
+  state.counters["ours_faults_per_call"] = static_cast<double>(ours_total.faults) / total_calls;
+  state.counters["aten_faults_per_call"] = static_cast<double>(aten_total.faults) / total_calls;
 }
 
 void time_memcpy(benchmark::State& state, const Case& c, const Inputs& in) {
@@ -188,7 +209,7 @@ void time_memcpy(benchmark::State& state, const Case& c, const Inputs& in) {
   auto copy = [&] { parallel_memcpy(in.self, in.out); };
   double seconds = 0;
   for (auto _ : state) {
-    const double turn = seconds_for(calls, copy);
+    const double turn = timed_turn(calls, copy).seconds;
     seconds += turn;
     state.SetIterationTime(turn);
   }
