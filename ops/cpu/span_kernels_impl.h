@@ -11,6 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ops/cpu/contiguous_vectors.h"
 #include "ops/cpu/span_kernels.h"
 #include "ops/cpu/strided_vectors.h"
 #include "ops/hardsigmoid_math.h"
@@ -25,15 +26,26 @@ namespace {
 // Elements converted to float per block: a few KiB, so the blocks stay in L1.
 constexpr int64_t kBlock = 256;
 
+// Contiguous float and double rows (also the reduced types' float blocks): contiguous_vectors.h's
+// loops where compiled in (AVX2, AVX-512), the last elements, or all of them elsewhere, with the
+// scalar formulas.
 template <typename opmath_t>
 void forward_contiguous(const opmath_t* in, opmath_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = math::forward_cpu(in[i]);
+  int64_t i = 0;
+#if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
+  i = forward_contiguous_vectors(in, out, n);
+#endif
+  for (; i < n; ++i) out[i] = math::forward_cpu(in[i]);
 }
 
 template <typename opmath_t>
 void backward_contiguous(const opmath_t* grad_output, const opmath_t* self, opmath_t* grad_input,
                          int64_t n) {
-  for (int64_t i = 0; i < n; ++i) grad_input[i] = math::backward(grad_output[i], self[i]);
+  int64_t i = 0;
+#if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
+  i = backward_contiguous_vectors(grad_output, self, grad_input, n);
+#endif
+  for (; i < n; ++i) grad_input[i] = math::backward(grad_output[i], self[i]);
 }
 
 // bfloat16 <-> float with integer operations the compiler vectorizes; c10's results (round to
