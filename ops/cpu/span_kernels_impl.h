@@ -30,7 +30,7 @@ constexpr int64_t kBlock = 256;
 // loops where compiled in (AVX2, AVX-512), the last elements, or all of them elsewhere, with the
 // scalar formulas.
 template <typename opmath_t>
-void forward_contiguous(const opmath_t* in, opmath_t* out, int64_t n) {
+C10_ALWAYS_INLINE void forward_contiguous(const opmath_t* in, opmath_t* out, int64_t n) {
   int64_t i = 0;
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
   i = forward_contiguous_vectors(in, out, n);
@@ -39,7 +39,7 @@ void forward_contiguous(const opmath_t* in, opmath_t* out, int64_t n) {
 }
 
 template <typename opmath_t>
-void backward_contiguous(const opmath_t* grad_output, const opmath_t* self, opmath_t* grad_input,
+C10_ALWAYS_INLINE void backward_contiguous(const opmath_t* grad_output, const opmath_t* self, opmath_t* grad_input,
                          int64_t n) {
   int64_t i = 0;
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
@@ -146,11 +146,22 @@ template <typename scalar_t>
 constexpr bool kIsReduced = !std::is_same_v<scalar_t, float> && !std::is_same_v<scalar_t, double>;
 
 // half and bfloat16 in blocks of kBlock elements: strided rows gathered into a contiguous block,
-// widened to float, the vectorized contiguous loop, rounded back. Strided bfloat16 rows take
-// strided_vectors.h's loops where compiled in, all but a tail.
+// widened to float, the vectorized contiguous loop, rounded back. Contiguous half rows and strided
+// bfloat16 rows take contiguous_vectors.h's and strided_vectors.h's loops where compiled in, all
+// but a tail.
 template <typename scalar_t>
 void forward_reduced(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
                      int64_t n) {
+#if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
+  if constexpr (std::is_same_v<scalar_t, c10::Half>) {
+    if (in_stride == 1 && out_stride == 1) {
+      const int64_t done = forward_contiguous_vectors(in, out, n);
+      in += done;
+      out += done;
+      n -= done;
+    }
+  }
+#endif
 #if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
   if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
     if (in_stride != 1 || out_stride != 1) {
@@ -182,6 +193,17 @@ template <typename scalar_t>
 void backward_reduced(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
                       int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride,
                       int64_t n) {
+#if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
+  if constexpr (std::is_same_v<scalar_t, c10::Half>) {
+    if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
+      const int64_t done = backward_contiguous_vectors(grad_output, self, grad_input, n);
+      grad_output += done;
+      self += done;
+      grad_input += done;
+      n -= done;
+    }
+  }
+#endif
 #if defined(HARDSIGMOID_OPS_STRIDED_VECTORS)
   if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
     if (grad_output_stride != 1 || self_stride != 1 || grad_input_stride != 1) {
