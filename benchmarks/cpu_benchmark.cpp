@@ -21,10 +21,10 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <sys/resource.h>
 #include <exception>
 #include <limits>
 #include <map>

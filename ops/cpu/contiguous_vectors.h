@@ -75,8 +75,7 @@ int64_t forward_contiguous_vectors(const T* in, T* out, int64_t n) {
 }
 
 template <typename T>
-int64_t backward_contiguous_vectors(const T* grad_output, const T* self, T* grad_input,
-                                    int64_t n) {
+int64_t backward_contiguous_vectors(const T* grad_output, const T* self, T* grad_input, int64_t n) {
   using V = WideVector<T>;
   constexpr int64_t kLanes = sizeof(V) / sizeof(T);
   int64_t i = 0;

@@ -39,8 +39,8 @@ C10_ALWAYS_INLINE void forward_contiguous(const opmath_t* in, opmath_t* out, int
 }
 
 template <typename opmath_t>
-C10_ALWAYS_INLINE void backward_contiguous(const opmath_t* grad_output, const opmath_t* self, opmath_t* grad_input,
-                         int64_t n) {
+C10_ALWAYS_INLINE void backward_contiguous(const opmath_t* grad_output, const opmath_t* self,
+                                           opmath_t* grad_input, int64_t n) {
   int64_t i = 0;
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
   i = backward_contiguous_vectors(grad_output, self, grad_input, n);
