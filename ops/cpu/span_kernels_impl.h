@@ -146,16 +146,16 @@ template <typename scalar_t>
 constexpr bool kIsReduced = !std::is_same_v<scalar_t, float> && !std::is_same_v<scalar_t, double>;
 
 // half and bfloat16 in blocks of kBlock elements: strided rows gathered into a contiguous block,
-// widened to float, the vectorized contiguous loop, rounded back. Contiguous half rows and strided
-// bfloat16 rows take contiguous_vectors.h's and strided_vectors.h's loops where compiled in, all
-// but a tail.
+// widened to float, the vectorized contiguous loop, rounded back. Contiguous half rows (bfloat16
+// too, with AVX2) and strided bfloat16 rows take contiguous_vectors.h's and strided_vectors.h's
+// loops where compiled in, all but a tail.
 template <typename scalar_t>
 void forward_reduced(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
                      int64_t n) {
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
-  if constexpr (std::is_same_v<scalar_t, c10::Half>) {
+  if constexpr (kReducedInRegisters<scalar_t>) {
     if (in_stride == 1 && out_stride == 1) {
-      const int64_t done = forward_contiguous_vectors(in, out, n);
+      const int64_t done = forward_reduced_vectors(in, out, n);
       in += done;
       out += done;
       n -= done;
@@ -194,9 +194,9 @@ void backward_reduced(const scalar_t* grad_output, int64_t grad_output_stride, c
                       int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride,
                       int64_t n) {
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
-  if constexpr (std::is_same_v<scalar_t, c10::Half>) {
+  if constexpr (kReducedInRegisters<scalar_t>) {
     if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
-      const int64_t done = backward_contiguous_vectors(grad_output, self, grad_input, n);
+      const int64_t done = backward_reduced_vectors(grad_output, self, grad_input, n);
       grad_output += done;
       self += done;
       grad_input += done;
