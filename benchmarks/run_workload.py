@@ -3,8 +3,9 @@
 On a GPU the workload is the one the library was built for: float32 [4096, 393216] (6.44 GB).
 On the CPU a slice of it, [4096, 24576] (403 MB), to fit a small machine's memory and time.
 Agreement is bitwise (NaN positions equal, every other element's bits equal). Times are medians
-of several runs, next to aten's hardsigmoid and a plain copy (clone) of the same bytes, which
-bounds what a one-pass pointwise op can reach.
+of several rounds, next to aten's hardsigmoid and a plain copy (clone) of the same bytes, which
+bounds what a one-pass pointwise op can reach. Every round times each of the three once, in a
+rotating order, so that a drift of the machine touches all three alike.
 """
 
 import argparse
@@ -25,7 +26,7 @@ def parse_args():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--shape", type=int, nargs="+", help="default: by device, see above")
     p.add_argument("--dtype", default="float32", choices=DTYPES)
-    p.add_argument("--repeats", type=int, default=None, help="timed runs (default 20 GPU, 5 CPU)")
+    p.add_argument("--repeats", type=int, default=None, help="timed rounds (default 20 GPU, 9 CPU)")
     return p.parse_args()
 
 
@@ -37,22 +38,31 @@ def mismatches(ours, ref):
     return int((nan_ours != nan_ref).sum()) + int(differ.sum())
 
 
-def median_seconds(fn, device, repeats):
-    fn()  # warm-up: first-call costs (allocation, library loading) stay out
-    times = []
-    for _ in range(repeats):
-        if device.type == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / 1e3)
-        else:
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def seconds(fn, device):
+    if device.type == "cuda":
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def median_seconds_in_turns(fns, device, repeats):
+    """Each function's median time over `repeats` rounds; a round times each once, the order
+    rotating between rounds."""
+    for fn in fns.values():
+        fn()  # warm-up: first-call costs (allocation, library loading) stay out
+    names = list(fns)
+    times = {name: [] for name in names}
+    for r in range(repeats):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            times[name].append(seconds(fns[name], device))
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main():
@@ -60,7 +70,7 @@ def main():
     torch.ops.load_library(args.library)
     device = torch.device(args.device)
     shape = args.shape or ([4096, 393216] if device.type == "cuda" else [4096, 24576])
-    repeats = args.repeats or (20 if device.type == "cuda" else 5)
+    repeats = args.repeats or (20 if device.type == "cuda" else 9)
     dtype = DTYPES[args.dtype]
 
     x = torch.rand(shape, dtype=dtype, device=device)
@@ -70,11 +80,11 @@ def main():
     del ours, ref
 
     moved = 2 * x.numel() * x.element_size()  # read once, written once
-    results = {
-        "hardsigmoid_ops": median_seconds(lambda: ours_op(x), device, repeats),
-        "aten": median_seconds(lambda: F.hardsigmoid(x), device, repeats),
-        "copy": median_seconds(lambda: x.clone(), device, repeats),
-    }
+    results = median_seconds_in_turns({
+        "hardsigmoid_ops": lambda: ours_op(x),
+        "aten": lambda: F.hardsigmoid(x),
+        "copy": lambda: x.clone(),
+    }, device, repeats)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else (
         f"CPU, {torch.get_num_threads()} threads")
     print(f"hardsigmoid {args.dtype} {list(shape)} ({x.numel():,} elements) on {name}")
