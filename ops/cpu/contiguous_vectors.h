@@ -25,104 +25,65 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-template <typename T>
-struct Widest;
+// The vector a row of S is computed in, at the widest width compiled in: double lanes for
+// double, float lanes for float and the 16-bit types (as aten computes them).
 #if defined(__AVX512F__)
-template <>
-struct Widest<float> {
-  using type = __m512;
-};
-template <>
-struct Widest<double> {
-  using type = __m512d;
-};
+using FloatMath = __m512;
+using DoubleMath = __m512d;
 #else
-template <>
-struct Widest<float> {
-  using type = __m256;
-};
-template <>
-struct Widest<double> {
-  using type = __m256d;
-};
+using FloatMath = __m256;
+using DoubleMath = __m256d;
 #endif
-template <typename T>
-using WideVector = typename Widest<T>::type;
+template <typename S>
+struct MathVector {
+  using type = FloatMath;
+};
+template <>
+struct MathVector<double> {
+  using type = DoubleMath;
+};
 
-template <typename V, typename T>
-inline V load(const T* p) {
-  V v;
+// A vector's worth of a row, widened to its math vector, and back.
+inline FloatMath load_row(const float* p) {
+  FloatMath v;
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
-
-template <typename V, typename T>
-inline void store(T* p, V v) {
-  std::memcpy(p, &v, sizeof(v));
+inline DoubleMath load_row(const double* p) {
+  DoubleMath v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
 }
+inline void store_row(float* p, FloatMath v) { std::memcpy(p, &v, sizeof(v)); }
+inline void store_row(double* p, DoubleMath v) { std::memcpy(p, &v, sizeof(v)); }
 
-// Returns the elements done (a multiple of two vectors); the caller finishes the rest with the
-// scalar formulas. `out` may be `in`.
-template <typename T>
-int64_t forward_contiguous_vectors(const T* in, T* out, int64_t n) {
-  using V = WideVector<T>;
-  constexpr int64_t kLanes = sizeof(V) / sizeof(T);
-  int64_t i = 0;
-  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    const V a = load<V>(in + i);
-    const V b = load<V>(in + i + kLanes);
-    store(out + i, forward_vector(a));
-    store(out + i + kLanes, forward_vector(b));
-  }
-  return i;
-}
-
-template <typename T>
-int64_t backward_contiguous_vectors(const T* grad_output, const T* self, T* grad_input, int64_t n) {
-  using V = WideVector<T>;
-  constexpr int64_t kLanes = sizeof(V) / sizeof(T);
-  int64_t i = 0;
-  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    const V grad_a = load<V>(grad_output + i);
-    const V grad_b = load<V>(grad_output + i + kLanes);
-    const V x_a = load<V>(self + i);
-    const V x_b = load<V>(self + i + kLanes);
-    store(grad_input + i, backward_vector(grad_a, x_a));
-    store(grad_input + i + kLanes, backward_vector(grad_b, x_b));
-  }
-  return i;
-}
-
-// Half rows (and bfloat16 rows where AVX2 is the widest: under AVX-512 the bfloat16 block loop
-// of span_kernels_impl.h is kept, measured at 1.29 - 1.38 of aten as group medians, while these
-// were measured only with AVX2, where the blocks read 0.85 - 0.95 for the backward): float
-// vectors of the widest width, each filled from half its width of 16-bit elements.
+// Half rows always; bfloat16 rows where AVX2 is the widest. Under AVX-512 the bfloat16 block
+// loop of span_kernels_impl.h is kept, measured at 1.29 - 1.38 of aten as group medians, while
+// these were measured only with AVX2, where the blocks read 0.85 - 0.95 for the backward.
 #if defined(__AVX512F__)
-using ReducedMath = __m512;
-inline ReducedMath load_reduced(const c10::Half* p) {
+inline FloatMath load_row(const c10::Half* p) {
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
-inline void store_reduced(c10::Half* p, ReducedMath v) {
+inline void store_row(c10::Half* p, FloatMath v) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 template <typename S>
 constexpr bool kReducedInRegisters = std::is_same_v<S, c10::Half>;
 #else
-using ReducedMath = __m256;
-inline ReducedMath load_reduced(const c10::Half* p) {
+inline FloatMath load_row(const c10::Half* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
-inline void store_reduced(c10::Half* p, ReducedMath v) {
+inline void store_row(c10::Half* p, FloatMath v) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 // bfloat16 is a float's upper half: widening shifts it into place.
-inline ReducedMath load_reduced(const c10::BFloat16* p) {
+inline FloatMath load_row(const c10::BFloat16* p) {
   const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 // c10's rounding, lane by lane: add 0x7FFF plus the lowest kept bit (to nearest, ties to even),
 // keep the upper half; a NaN becomes c10's quiet NaN 0x7FC0.
-inline void store_reduced(c10::BFloat16* p, ReducedMath v) {
+inline void store_row(c10::BFloat16* p, FloatMath v) {
   const __m256i bits = _mm256_castps_si256(v);
   const __m256i lowest_kept = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
   const __m256i bias = _mm256_add_epi32(lowest_kept, _mm256_set1_epi32(0x7FFF));
@@ -138,30 +99,34 @@ template <typename S>
 constexpr bool kReducedInRegisters = true;
 #endif
 
+// Returns the elements done (a multiple of two vectors); the caller finishes the rest. `out` may
+// be `in`.
 template <typename S>
-int64_t forward_reduced_vectors(const S* in, S* out, int64_t n) {
-  constexpr int64_t kLanes = sizeof(ReducedMath) / sizeof(float);
+int64_t forward_contiguous_vectors(const S* in, S* out, int64_t n) {
+  using V = typename MathVector<S>::type;
+  constexpr int64_t kLanes = sizeof(V) / sizeof(V{}[0]);
   int64_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    const ReducedMath a = load_reduced(in + i);
-    const ReducedMath b = load_reduced(in + i + kLanes);
-    store_reduced(out + i, forward_vector(a));
-    store_reduced(out + i + kLanes, forward_vector(b));
+    const V a = load_row(in + i);
+    const V b = load_row(in + i + kLanes);
+    store_row(out + i, forward_vector(a));
+    store_row(out + i + kLanes, forward_vector(b));
   }
   return i;
 }
 
 template <typename S>
-int64_t backward_reduced_vectors(const S* grad_output, const S* self, S* grad_input, int64_t n) {
-  constexpr int64_t kLanes = sizeof(ReducedMath) / sizeof(float);
+int64_t backward_contiguous_vectors(const S* grad_output, const S* self, S* grad_input, int64_t n) {
+  using V = typename MathVector<S>::type;
+  constexpr int64_t kLanes = sizeof(V) / sizeof(V{}[0]);
   int64_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    const ReducedMath grad_a = load_reduced(grad_output + i);
-    const ReducedMath grad_b = load_reduced(grad_output + i + kLanes);
-    const ReducedMath x_a = load_reduced(self + i);
-    const ReducedMath x_b = load_reduced(self + i + kLanes);
-    store_reduced(grad_input + i, backward_vector(grad_a, x_a));
-    store_reduced(grad_input + i + kLanes, backward_vector(grad_b, x_b));
+    const V grad_a = load_row(grad_output + i);
+    const V grad_b = load_row(grad_output + i + kLanes);
+    const V x_a = load_row(self + i);
+    const V x_b = load_row(self + i + kLanes);
+    store_row(grad_input + i, backward_vector(grad_a, x_a));
+    store_row(grad_input + i + kLanes, backward_vector(grad_b, x_b));
   }
   return i;
 }

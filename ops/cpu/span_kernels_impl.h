@@ -155,7 +155,7 @@ void forward_reduced(const scalar_t* in, int64_t in_stride, scalar_t* out, int64
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
   if constexpr (kReducedInRegisters<scalar_t>) {
     if (in_stride == 1 && out_stride == 1) {
-      const int64_t done = forward_reduced_vectors(in, out, n);
+      const int64_t done = forward_contiguous_vectors(in, out, n);
       in += done;
       out += done;
       n -= done;
@@ -196,7 +196,7 @@ void backward_reduced(const scalar_t* grad_output, int64_t grad_output_stride, c
 #if defined(HARDSIGMOID_OPS_CONTIGUOUS_VECTORS)
   if constexpr (kReducedInRegisters<scalar_t>) {
     if (grad_output_stride == 1 && self_stride == 1 && grad_input_stride == 1) {
-      const int64_t done = backward_reduced_vectors(grad_output, self, grad_input, n);
+      const int64_t done = backward_contiguous_vectors(grad_output, self, grad_input, n);
       grad_output += done;
       self += done;
       grad_input += done;
