@@ -1,5 +1,6 @@
 """hardsigmoid_ops on DTensor across ranks: one GPU a rank (NCCL) when there are enough GPUs, else
-CPU ranks (gloo). Checks each result against aten's hardsigmoid on the full tensor and prints it.
+CPU ranks (gloo), on any machine. Checks each result against aten's hardsigmoid on the full tensor
+and prints it.
 
     HARDSIGMOID_OPS_LIBRARY=build/libhardsigmoid_ops.so PYTHONPATH=python \\
         torchrun --nproc-per-node 2 distributed_examples/dtensor_example.py
@@ -18,11 +19,22 @@ import hardsigmoid_ops  # loads the library and registers the ops' DTensor shard
 ops = torch.ops.hardsigmoid_ops
 
 
+def device_and_backend(world):
+    """("cuda", "nccl") when every rank can have a GPU of its own, else ("cpu", "gloo"): NCCL
+    refuses two ranks on one GPU, and gloo runs anywhere."""
+    if torch.cuda.is_available() and torch.cuda.device_count() >= world:
+        return "cuda", "nccl"
+    return "cpu", "gloo"
+
+
 def main():
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    device = "cuda" if torch.cuda.device_count() >= world else "cpu"
+    device, backend = device_and_backend(world)
     if device == "cuda":
         torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    # The backend is named: left to init_device_mesh, a machine with a GPU gets an NCCL group
+    # only, which cannot hold CPU tensors ("No backend type associated with device type cpu").
+    dist.init_process_group(backend)
     mesh = init_device_mesh(device, (world,))
     torch.manual_seed(0)  # the same full tensor on every rank
     full = torch.randn(4096, 1024, device=device) * 4
@@ -40,7 +52,7 @@ def main():
           and torch.equal(x.grad.full_tensor(), reference.grad)
           and torch.equal(y.full_tensor(), F.hardsigmoid(expected.detach())))
     if rank == 0:
-        print(f"{world} ranks on {device}: placements {y.placements}, "
+        print(f"{world} ranks on {device} ({backend}): placements {y.placements}, "
               f"{'equal to aten' if ok else 'DIFFERENT FROM ATEN'}")
     dist.destroy_process_group()
     if not ok:

@@ -307,7 +307,33 @@ def test_a_missing_library_is_named(tmp_path):
         hardsigmoid_ops.load_library(str(tmp_path / "nowhere.so"))
 
 
-def test_readme_example_under_torchrun():
+def _dtensor_example():
+    import importlib.util
+
+    from hardsigmoid_testing.config import REPO_ROOT
+
+    path = REPO_ROOT / "distributed_examples" / "dtensor_example.py"
+    spec = importlib.util.spec_from_file_location("dtensor_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return path, module
+
+
+@pytest.mark.parametrize("gpus, expected", [(0, ("cpu", "gloo")), (1, ("cpu", "gloo")),
+                                            (2, ("cuda", "nccl")), (3, ("cuda", "nccl"))])
+def test_example_picks_a_backend_for_its_device(monkeypatch, gpus, expected):
+    """Two ranks: NCCL only when each has a GPU of its own, gloo on CPU ranks otherwise (one GPU
+    for two ranks is the case that had no CPU backend)."""
+    _, example = _dtensor_example()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    assert example.device_and_backend(WORLD_SIZE) == expected
+
+
+# "visible" runs with the machine's GPUs; "none" hides them, so the CPU path runs on a GPU
+# machine too.
+@pytest.mark.parametrize("gpus", ["visible", "none"])
+def test_readme_example_under_torchrun(gpus):
     """distributed_examples/dtensor_example.py, README's DTensor example, as README runs it: two
     ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the CPU)."""
     import subprocess
@@ -315,12 +341,19 @@ def test_readme_example_under_torchrun():
 
     from hardsigmoid_testing.config import REPO_ROOT
 
+    example, _ = _dtensor_example()
     env = dict(os.environ, HARDSIGMOID_OPS_LIBRARY=str(LIBRARY),
                PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "python"),
                                            os.environ.get("PYTHONPATH", "")]))
+    visible = torch.cuda.device_count()
+    if gpus == "none":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+        visible = 0
     result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-         str(REPO_ROOT / "distributed_examples" / "dtensor_example.py")],
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+         str(WORLD_SIZE), str(example)],
         env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
     assert result.returncode == 0, result.stderr[-4000:]
+    expected = "cuda (nccl)" if visible >= WORLD_SIZE else "cpu (gloo)"
+    assert f"{WORLD_SIZE} ranks on {expected}" in result.stdout, result.stdout
     assert "equal to aten" in result.stdout
