@@ -1,12 +1,9 @@
 #include "ops/hardsigmoid_checks.h"
 
 #include <ATen/MemoryOverlap.h>
-#include <c10/core/GradMode.h>
 #include <c10/util/Exception.h>
 
 #include "ops/memory_overlap.h"
-
-#include <algorithm>
 
 namespace hardsigmoid_ops::checks {
 namespace {
@@ -95,18 +92,6 @@ void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::
   TORCH_CHECK(element_overlap(self, out) != Overlap::kPartial, op,
               ": out shares memory with self without being self; pass self itself for an "
               "in-place result, or a separate out");
-}
-
-bool autograd_records(std::initializer_list<at::Tensor> inputs) {
-  return c10::GradMode::is_enabled() &&
-         std::any_of(inputs.begin(), inputs.end(),
-                     [](const at::Tensor& t) { return t.requires_grad(); });
-}
-
-void check_not_recorded_by_autograd(const char* op, std::initializer_list<at::Tensor> inputs) {
-  TORCH_CHECK(!autograd_records(inputs), op,
-              ": an input requires grad, and this op does not support autograd; use the "
-              "functional hardsigmoid_ops::hardsigmoid, or call it under torch.no_grad()");
 }
 
 }  // namespace hardsigmoid_ops::checks

@@ -5,7 +5,6 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <initializer_list>
 #include <string>
 
 namespace hardsigmoid_ops::checks {
@@ -29,11 +28,5 @@ void check_no_internal_overlap(const char* op, const char* name, const at::Tenso
 
 // `out` is `self` element for element, or shares no memory with it.
 void check_no_partial_overlap(const char* op, const at::Tensor& self, const at::Tensor& out);
-
-// Whether autograd records a call on these inputs: grad mode is on and one requires grad.
-bool autograd_records(std::initializer_list<at::Tensor> inputs);
-
-// In-place and out ops are not differentiable: refuse them while autograd would record them.
-void check_not_recorded_by_autograd(const char* op, std::initializer_list<at::Tensor> inputs);
 
 }  // namespace hardsigmoid_ops::checks

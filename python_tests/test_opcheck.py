@@ -41,8 +41,12 @@ def test_functional(device, dtype, geometry, requires_grad, gen):
 
 @dtypes
 @pytest.mark.parametrize("geometry", WRITABLE)
-def test_inplace(device, dtype, geometry, gen):
-    torch.library.opcheck(OPS.hardsigmoid_.default, (_tensor(geometry, dtype, device, gen),))
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["no_grad", "requires_grad"])
+def test_inplace(device, dtype, geometry, requires_grad, gen):
+    x = _tensor(geometry, dtype, device, gen)
+    if requires_grad:  # a non-leaf that requires grad: recorded, as aten's in-place op is
+        x = x.detach().requires_grad_() * 1
+    torch.library.opcheck(OPS.hardsigmoid_.default, (x,))
 
 
 @dtypes

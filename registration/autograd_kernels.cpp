@@ -1,95 +1,141 @@
-// Autograd, registered in C++ so that TorchScript and C++ callers get gradients too.
+// Autograd, registered in C++ so that TorchScript models and C++ programs get every gradient
+// Python gets. Written as PyTorch's generated VariableType kernels are, which every torch.func
+// transform accepts: record a backward Node (autograd_nodes.h) when grad mode is on and an input
+// requires grad, propagate forward-mode tangents, then redispatch below autograd.
 //
-// hardsigmoid's gradient is hardsigmoid_backward(grad, self). hardsigmoid_backward is itself
-// differentiable, so double backward works: it is linear in grad_output (its gradient there is
-// hardsigmoid_backward(grad, self)) and piecewise constant in self (gradient zero). aten's own
-// hardsigmoid_backward has no derivative in torch 2.11. The in-place and out ops refuse to be
-// recorded and otherwise bump the version counter of what they wrote, as aten's in-place ops do.
-#include <ATen/core/LegacyTypeDispatch.h>
-#include <ATen/ops/zeros_like.h>
-#include <torch/csrc/autograd/custom_function.h>
-#include <torch/csrc/autograd/variable.h>
+//   hardsigmoid            Node saving self; tangent hardsigmoid_backward(tangent, self)
+//   hardsigmoid_           aten's in-place rules: check_inplace (a leaf that requires grad is
+//                          refused), self saved before it is overwritten, rebase_history (a view
+//                          goes through CopySlices); the tangent updated in place
+//   hardsigmoid_out        refused while an input requires grad, as aten's out= functions; out's
+//                          tangent follows self's
+//   hardsigmoid_backward   Node for double backward; tangent hardsigmoid_backward(tangent of
+//                          grad_output, self), self's tangent contributing nothing
+//
+// The version counter of what the mutating ops write is bumped by their ADInplaceOrView kernels
+// (ad_inplace_or_view_kernels.cpp), below these.
+#include <c10/core/GradMode.h>
 #include <torch/library.h>
+
+#include <optional>
 
 #include "ops/hardsigmoid.h"
 #include "ops/hardsigmoid_checks.h"
+#include "ops/op_handles.h"
+#include "registration/autograd_nodes.h"
+#include "registration/torch_internals.h"
 
 namespace hardsigmoid_ops::registration {
 namespace {
 
-using torch::autograd::AutogradContext;
-using torch::autograd::variable_list;
+// Forward-mode AD's level 0: the one torch.autograd.forward_ad and torch.func.jvp use.
+constexpr uint64_t kForwardLevel = 0;
 
-class HardsigmoidFunction : public torch::autograd::Function<HardsigmoidFunction> {
- public:
-  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self) {
-    ctx->save_for_backward({self});
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return hardsigmoid_ops::hardsigmoid(self);
+bool requires_grad(const at::Tensor& t) { return c10::GradMode::is_enabled() && t.requires_grad(); }
+
+at::Tensor tangent_of(const at::Tensor& t) { return t._fw_grad(kForwardLevel); }
+
+// A tangent for `result`, a new tensor or one written in place: set, or copied into the tangent
+// it already has (aten's in-place rule; a view's tangent is a view of its base's).
+void set_tangent(const at::Tensor& result, const at::Tensor& tangent) {
+  const at::Tensor existing = tangent_of(result);
+  if (existing.defined()) {
+    existing.copy_(tangent);
+  } else {
+    result._set_fw_grad(tangent, kForwardLevel, /*is_inplace_op=*/true);
   }
+}
 
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const at::Tensor self = ctx->get_saved_variables()[0];
-    return {hardsigmoid_ops::hardsigmoid_backward(grad_outputs[0], self)};
-  }
-};
-
-class HardsigmoidBackwardFunction : public torch::autograd::Function<HardsigmoidBackwardFunction> {
- public:
-  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& grad_output,
-                            const at::Tensor& self) {
-    ctx->save_for_backward({self});
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return hardsigmoid_ops::hardsigmoid_backward(grad_output, self);
-  }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const at::Tensor self = ctx->get_saved_variables()[0];
-    return {hardsigmoid_ops::hardsigmoid_backward(grad_outputs[0], self), at::zeros_like(self)};
-  }
-};
-
-at::Tensor hardsigmoid_autograd(const at::Tensor& self) {
+at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
+  const auto& op = hardsigmoid_op();
   // Checked here too, so that a sparse or nested input is named before the dispatcher finds no
   // kernel for its backend.
   checks::check_input("hardsigmoid", "self", self);
-  // Not recorded: run without building a graph node, most of the cost of a small call.
-  if (!checks::autograd_records({self})) {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return hardsigmoid_ops::hardsigmoid(self);
+  std::shared_ptr<torch::autograd::Node> grad_fn;
+  if (requires_grad(self)) grad_fn = make_hardsigmoid_node(self, self);
+  at::Tensor result = [&] {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return op.redispatch(keys & c10::after_autograd_keyset, self);
+  }();
+  if (grad_fn) torch::autograd::set_history(result, grad_fn);
+  if (const at::Tensor tangent = tangent_of(self); tangent.defined()) {
+    result._set_fw_grad(
+        hardsigmoid_ops::hardsigmoid_backward(tangent, self._fw_primal(kForwardLevel)),
+        kForwardLevel, /*is_inplace_op=*/false);
   }
-  return HardsigmoidFunction::apply(self);
+  return result;
 }
 
-void hardsigmoid_inplace_autograd(const at::Tensor& self) {
+void hardsigmoid_inplace_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
+  const auto& op = hardsigmoid_inplace_op();
   checks::check_input("hardsigmoid_", "self", self);
-  checks::check_not_recorded_by_autograd("hardsigmoid_", {self});
-  {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    hardsigmoid_ops::hardsigmoid_(self);
+  const bool record = requires_grad(self);
+  const at::Tensor tangent = tangent_of(self);
+  torch::autograd::check_inplace(self, record);
+  // Both derivatives need the values about to be overwritten.
+  std::optional<at::Tensor> original_self;
+  if (record || tangent.defined()) {
+    original_self = (tangent.defined() ? self._fw_primal(kForwardLevel) : self).clone();
   }
-  torch::autograd::impl::bump_version(self);
+  std::shared_ptr<torch::autograd::Node> grad_fn;
+  if (record) grad_fn = make_hardsigmoid_node(self, *original_self);
+  {
+    at::AutoDispatchBelowAutograd below;
+    op.redispatch(keys & c10::after_autograd_keyset, self);
+  }
+  if (grad_fn) torch::autograd::rebase_history(self, grad_fn);
+  if (tangent.defined()) {
+    tangent.copy_(hardsigmoid_ops::hardsigmoid_backward(tangent, *original_self));
+  }
 }
 
-void hardsigmoid_out_autograd(const at::Tensor& self, const at::Tensor& out) {
+void hardsigmoid_out_autograd(c10::DispatchKeySet keys, const at::Tensor& self,
+                              const at::Tensor& out) {
+  const auto& op = hardsigmoid_out_op();
   checks::check_input("hardsigmoid_out", "self", self);
   checks::check_input("hardsigmoid_out", "out", out);
-  checks::check_not_recorded_by_autograd("hardsigmoid_out", {self, out});
-  {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    hardsigmoid_ops::hardsigmoid_out(self, out);
+  if (requires_grad(self) || requires_grad(out)) {
+    torch::autograd::throw_error_out_requires_grad("hardsigmoid_out");
   }
-  torch::autograd::impl::bump_version(out);
+  const at::Tensor self_tangent = tangent_of(self);
+  const bool out_has_tangent = tangent_of(out).defined();
+  // out may be self: its values and tangent are read before either is written.
+  at::Tensor out_tangent;
+  if (self_tangent.defined()) {
+    out_tangent =
+        hardsigmoid_ops::hardsigmoid_backward(self_tangent, self._fw_primal(kForwardLevel));
+  }
+  {
+    at::AutoDispatchBelowAutograd below;
+    op.redispatch(keys & c10::after_autograd_keyset, self, out);
+  }
+  if (out_tangent.defined()) {
+    set_tangent(out, out_tangent);
+  } else if (out_has_tangent) {
+    tangent_of(out).zero_();  // out's old values, and their tangent, are gone
+  }
 }
 
-at::Tensor hardsigmoid_backward_autograd(const at::Tensor& grad_output, const at::Tensor& self) {
+at::Tensor hardsigmoid_backward_autograd(c10::DispatchKeySet keys, const at::Tensor& grad_output,
+                                         const at::Tensor& self) {
+  const auto& op = hardsigmoid_backward_op();
   checks::check_input("hardsigmoid_backward", "grad_output", grad_output);
   checks::check_input("hardsigmoid_backward", "self", self);
-  if (!checks::autograd_records({grad_output, self})) {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return hardsigmoid_ops::hardsigmoid_backward(grad_output, self);
+  std::shared_ptr<torch::autograd::Node> grad_fn;
+  if (requires_grad(grad_output) || requires_grad(self)) {
+    grad_fn = make_hardsigmoid_backward_node(grad_output, self);
   }
-  return HardsigmoidBackwardFunction::apply(grad_output, self);
+  at::Tensor result = [&] {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return op.redispatch(keys & c10::after_autograd_keyset, grad_output, self);
+  }();
+  if (grad_fn) torch::autograd::set_history(result, grad_fn);
+  if (const at::Tensor tangent = tangent_of(grad_output); tangent.defined()) {
+    result._set_fw_grad(
+        hardsigmoid_ops::hardsigmoid_backward(tangent, self._fw_primal(kForwardLevel)),
+        kForwardLevel, /*is_inplace_op=*/false);
+  }
+  return result;
 }
 
 }  // namespace

@@ -1,0 +1,25 @@
+// The internal PyTorch headers the autograd and vmap registrations are written against, included
+// here and nowhere else.
+//
+// Why internal ones: torch::autograd::Function, the public way to write a backward, is refused by
+// every torch.func transform and carries no forward-AD formula. PyTorch's own generated autograd
+// code (VariableType) is what works everywhere, so the Autograd kernels are written as it is:
+// backward Nodes holding SavedVariables (autograd_nodes.*), set_history / rebase_history and
+// forward grads (autograd_kernels.cpp), compiled autograd's packing of a Node
+// (autograd_nodes.cpp), and functorch's batched tensors for vmap (batching_rules.cpp).
+//
+// These headers change between torch releases. A torch upgrade that breaks the build breaks it
+// in the files named above, all in registration/; what each of them takes from here is listed
+// beside its include below.
+#pragma once
+
+// Node, SavedVariable, collect_next_edges, set_history, rebase_history, check_inplace,
+// throw_error_out_requires_grad, increment_version.
+#include <torch/csrc/autograd/VariableTypeUtils.h>
+// CompiledNodeArgs, SwapSavedVariables, PackedArgs, IValuePacker, getPyCompilerInterface: how a
+// Node is lifted into a compiled-autograd graph.
+#include <torch/csrc/dynamo/compiled_autograd.h>
+// maybeCurrentDynamicLayer: the vmap level a batching rule runs at (pulls in <nlohmann/json.hpp>,
+// which the torch wheel does not ship). isBatchedAtLevel, unwrapTensorAtLevel, makeBatched.
+#include <ATen/functorch/DynamicLayer.h>
+#include <ATen/functorch/PlumbingHelper.h>
