@@ -1,11 +1,14 @@
 // Loads the TorchScript models saved by save_models.py with torch::jit::load, runs them on the
 // CPU (and on CUDA when present) and checks that the models using hardsigmoid_ops give, bit for
-// bit, what the same model with aten's hardsigmoid gives.
+// bit, what the same model with aten's hardsigmoid gives: the inference models' outputs, and the
+// training model's loss, gradients and weights after one SGD step (its in-place hardsigmoid is
+// recorded by autograd, in C++).
 //
 // Nothing here names a symbol of libhardsigmoid_ops: the ops are found through the dispatcher.
 // The library is linked with --no-as-needed (carried by its CMake target) so that the linker keeps
 // it and its registrations run; without that, loading fails with "Unknown builtin op".
 // Usage: run_models MODEL_DIR
+#include <ATen/Context.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
 
@@ -31,6 +34,33 @@ bool check(const std::string& dir, const std::string& name, const c10::Device& d
   return same;
 }
 
+// One SGD step of the training model and of its aten twin, from the same weights and batch.
+bool train_one_step(const std::string& dir, const c10::Device& device) {
+  torch::jit::Module model = torch::jit::load(dir + "/block_scripted.pt", device);
+  torch::jit::Module reference = torch::jit::load(dir + "/block_aten.pt", device);
+  const torch::Tensor x = torch::randn({4, 3, 20, 24}, torch::TensorOptions().device(device)) * 3;
+  const auto step = [&](torch::jit::Module& m) {
+    m.train();
+    const torch::Tensor loss = m.forward({x}).toTensor().square().mean();
+    loss.backward();
+    std::vector<torch::Tensor> seen{loss.detach()};
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& p : m.parameters()) {
+      seen.push_back(p.grad().clone());
+      p.sub_(p.grad() * 0.1);
+      seen.push_back(p.detach().clone());
+    }
+    return seen;
+  };
+  const std::vector<torch::Tensor> ours = step(model);
+  const std::vector<torch::Tensor> expected = step(reference);
+  bool same = ours.size() == expected.size() && ours.size() > 1;
+  for (size_t i = 0; same && i < ours.size(); ++i) same = torch::equal(ours[i], expected[i]);
+  std::printf("%-18s on %-6s: %s\n", "block_scripted.pt", device.str().c_str(),
+              same ? "one training step equal to aten's model" : "training step DIFFERS");
+  return same;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,6 +68,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s MODEL_DIR\n", argv[0]);
     return 2;
   }
+  // cuDNN's deterministic algorithms: the gradients of two identical models then agree bit for bit.
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setBenchmarkCuDNN(false);
   std::vector<c10::Device> devices{c10::Device("cpu")};
   if (torch::cuda::is_available()) {
     devices.emplace_back("cuda");
@@ -49,6 +82,7 @@ int main(int argc, char** argv) {
     for (const char* name : {"gate_scripted.pt", "gate_traced.pt"}) {
       ok = check(argv[1], name, device) && ok;
     }
+    ok = train_one_step(argv[1], device) && ok;
   }
   return ok ? 0 : 1;
 }

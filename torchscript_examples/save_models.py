@@ -1,10 +1,14 @@
 """Saves TorchScript models that use hardsigmoid_ops, for the C++ loader (run_models.cpp).
 
-The model is a small convolution block gated by hardsigmoid, with an in-place hardsigmoid on an
-intermediate. Three files are written to OUTDIR:
+The inference model is a small convolution block gated by hardsigmoid, with an in-place
+hardsigmoid on an intermediate; the training model is two convolutions with an in-place
+hardsigmoid between them (nn.Hardsigmoid(inplace=True)'s place in MobileNetV3), trained one step
+from C++. Five files are written to OUTDIR:
   gate_scripted.pt   torch.jit.script of the model calling torch.ops.hardsigmoid_ops
   gate_traced.pt     torch.jit.trace of the same model (same weights)
   gate_aten.pt       the same model and weights with aten's hardsigmoid: the reference
+  block_scripted.pt  torch.jit.script of the training model calling torch.ops.hardsigmoid_ops
+  block_aten.pt      the same model and weights with aten's in-place hardsigmoid
 Usage: python save_models.py LIBRARY OUTDIR
 """
 
@@ -35,6 +39,24 @@ class Gate(torch.nn.Module):
         return h * gate + x.mean(dim=1, keepdim=True)
 
 
+class Block(torch.nn.Module):
+    """conv -> hardsigmoid in place -> conv: the in-place op on a non-leaf, recorded by autograd."""
+
+    def __init__(self, use_ops: bool):
+        super().__init__()
+        self.first = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.second = torch.nn.Conv2d(8, 4, 1)
+        self.use_ops = use_ops
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.first(x)
+        if self.use_ops:
+            torch.ops.hardsigmoid_ops.hardsigmoid_(h)
+        else:
+            h = F.hardsigmoid(h, inplace=True)
+        return self.second(h)
+
+
 def main():
     library, outdir = sys.argv[1], pathlib.Path(sys.argv[2])
     torch.ops.load_library(library)
@@ -49,7 +71,12 @@ def main():
         torch.jit.save(torch.jit.script(aten), outdir / "gate_aten.pt")
         with torch.no_grad():
             torch.jit.save(torch.jit.trace(ours, example), outdir / "gate_traced.pt")
-    print(f"saved gate_scripted.pt, gate_traced.pt, gate_aten.pt in {outdir}")
+        block, block_aten = Block(use_ops=True), Block(use_ops=False)
+        block_aten.load_state_dict(block.state_dict())
+        torch.jit.save(torch.jit.script(block), outdir / "block_scripted.pt")
+        torch.jit.save(torch.jit.script(block_aten), outdir / "block_aten.pt")
+    print(f"saved gate_scripted.pt, gate_traced.pt, gate_aten.pt, block_scripted.pt, "
+          f"block_aten.pt in {outdir}")
 
 
 if __name__ == "__main__":
