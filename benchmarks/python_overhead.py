@@ -1,5 +1,11 @@
-"""Per-call host overhead from Python: torch.ops.hardsigmoid_ops.hardsigmoid against
-F.hardsigmoid (and clone) on a 16-element tensor, where dispatching costs more than computing.
+"""Per-call host overhead from Python: torch.ops.hardsigmoid_ops against F.hardsigmoid on a
+16-element tensor, where dispatching costs more than computing. Three calls a user makes:
+
+  plain            the functional op on a tensor that requires no grad (clone timed beside it)
+  recorded         the functional op on a leaf that requires grad: autograd records a node
+  recorded_inplace the in-place op on a non-leaf (t * 1) that requires grad: the input saved,
+                   the node recorded (the multiplication is in both sides' time)
+
 Prints the medians of alternating samples, so that drift touches both alike.
 
     python benchmarks/python_overhead.py LIBRARY [cpu|cuda] [calls]
@@ -24,25 +30,35 @@ def sample_us(fn, x, calls, device):
     return (time.perf_counter() - start) / calls * 1e6
 
 
+def cases(device):
+    ops = torch.ops.hardsigmoid_ops
+    x = torch.randn(16, device=device)
+    leaf = x.clone().requires_grad_()
+    return {
+        "plain": (x, {"ours": ops.hardsigmoid, "aten": F.hardsigmoid, "clone": torch.clone}),
+        "recorded": (leaf, {"ours": ops.hardsigmoid, "aten": F.hardsigmoid}),
+        "recorded_inplace": (leaf, {"ours": lambda t: ops.hardsigmoid_(t * 1),
+                                    "aten": lambda t: F.hardsigmoid(t * 1, inplace=True)}),
+    }
+
+
 def main():
     library = sys.argv[1]
     device = sys.argv[2] if len(sys.argv) > 2 else "cpu"
     calls = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
     torch.ops.load_library(library)
-    functions = {"ours": torch.ops.hardsigmoid_ops.hardsigmoid, "aten": F.hardsigmoid,
-                 "clone": torch.clone}
-    x = torch.randn(16, device=device)
-    assert torch.equal(functions["ours"](x), functions["aten"](x))
-    for fn in functions.values():
-        sample_us(fn, x, 1000, device)
-    samples = {name: [] for name in functions}
-    for _ in range(15):
-        for name, fn in functions.items():
-            samples[name].append(sample_us(fn, x, calls, device))
-    medians = {name: statistics.median(values) for name, values in samples.items()}
-    print(f"Python host overhead per call, {device}, 16 elements: ours {medians['ours']:.2f} us, "
-          f"F.hardsigmoid {medians['aten']:.2f} us, clone {medians['clone']:.2f} us "
-          f"(ours/aten {medians['ours'] / medians['aten']:.3f})")
+    for case, (x, functions) in cases(device).items():
+        assert torch.equal(torch.ops.hardsigmoid_ops.hardsigmoid(x), F.hardsigmoid(x))
+        for fn in functions.values():
+            sample_us(fn, x, 1000, device)
+        samples = {name: [] for name in functions}
+        for _ in range(15):
+            for name, fn in functions.items():
+                samples[name].append(sample_us(fn, x, calls, device))
+        medians = {name: statistics.median(values) for name, values in samples.items()}
+        shown = ", ".join(f"{name} {value:.2f} us" for name, value in medians.items())
+        print(f"Python host overhead per call, {device}, 16 elements, {case}: {shown} "
+              f"(ours/aten {medians['ours'] / medians['aten']:.3f})")
 
 
 if __name__ == "__main__":

@@ -51,3 +51,33 @@ def test_export_save_and_load(device, gen, tmp_path):
     x = random_values(41 * 3, torch.float32, gen).to(device).view(41, 3)
     for got, expected in zip(reloaded.module()(x), aten(x)):
         assert_identical(got, expected, inputs=x)
+
+
+class TrainableInPlace(torch.nn.Module):
+    """A Linear whose parameters require grad, then the in-place op on its output: autograd
+    records the in-place op while exporting (it used to refuse)."""
+
+    def __init__(self, inplace):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.inplace = inplace
+
+    def forward(self, x):
+        h = self.linear(x)
+        self.inplace(h)
+        return h
+
+
+def test_export_of_a_model_whose_parameters_require_grad(device, gen):
+    torch.manual_seed(0)
+    ours = TrainableInPlace(OPS.hardsigmoid_).to(device)
+    reference = TrainableInPlace(lambda t: F.hardsigmoid(t, inplace=True)).to(device)
+    reference.load_state_dict(ours.state_dict())
+    assert all(p.requires_grad for p in ours.parameters())
+    example = random_values(5 * 3, torch.float32, gen).to(device).view(5, 3)
+    program = torch.export.export(ours, (example,))
+    targets = {str(node.target) for node in program.graph.nodes}
+    assert "hardsigmoid_ops.hardsigmoid_.default" in targets, targets
+    x = random_values(5 * 3, torch.float32, gen).to(device).view(5, 3)
+    with torch.no_grad():
+        assert_identical(program.module()(x), reference(x), inputs=x)

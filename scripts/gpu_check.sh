@@ -2,7 +2,8 @@
 # The proof on a machine with a GPU: builds against that machine's torch, runs the GoogleTest and
 # pytest suites with CUDA (the fuzzing, and the multi-GPU and DTensor/NCCL tests where there are two
 # GPUs, included), compute-sanitizer memcheck, racecheck and initcheck over the CUDA tests, then
-# the GPU benchmark (CSV and PNG) and the C++ API's host overhead. Logs, CSV and PNG go to OUTDIR.
+# the GPU benchmark (CSV and PNG) and the host overhead of the C++ API and of Python calls (plain and
+# recorded by autograd). Logs, CSV and PNG go to OUTDIR.
 #
 #   bash scripts/gpu_check.sh OUTDIR [tests|bench|all]     (default: all)
 #
@@ -66,6 +67,7 @@ fi
 if [[ "$PART" == bench || "$PART" == all ]]; then
   bench() {
     "$BUILD_DIR/benchmarks/api_overhead" cuda 20000 &&
+      "$TORCH_PYTHON" "$ROOT/benchmarks/python_overhead.py" "$HARDSIGMOID_OPS_LIBRARY" cuda &&
       "$TORCH_PYTHON" "$ROOT/benchmarks/gpu_benchmark.py" --library "$HARDSIGMOID_OPS_LIBRARY" \
         --csv "$OUTDIR/gpu_benchmark.csv" &&
       "$TORCH_PYTHON" "$ROOT/benchmarks/plot_gpu.py" "$OUTDIR/gpu_benchmark.csv" \
