@@ -37,11 +37,16 @@ def _batch(geometry, dtype, device, gen):
     return random_view(GEOMETRIES[geometry](), dtype, device, gen)[1]
 
 
+# An op with no batching rule, for the test below. It lives as long as the process: an op whose
+# library is freed while torch.ops still knows it breaks torch's later decomposition tables
+# (inductor's import then fails with "'CustomDecompTable' object is not a mapping").
+_NO_RULE_LIBRARY = torch.library.Library("hardsigmoid_ops_vmap_test", "FRAGMENT")
+_NO_RULE_LIBRARY.define("no_batching_rule(Tensor x) -> Tensor")
+_NO_RULE_LIBRARY.impl("no_batching_rule", lambda x: x * 2, "CompositeExplicitAutograd")
+
+
 def test_the_fallback_warning_is_seen_when_it_happens(capfd):
     # The fixture's check can fail: an op with no batching rule prints the warning.
-    library = torch.library.Library("hardsigmoid_ops_vmap_test", "FRAGMENT")
-    library.define("no_batching_rule(Tensor x) -> Tensor")
-    library.impl("no_batching_rule", lambda x: x * 2, "CompositeExplicitAutograd")
     vmap(torch.ops.hardsigmoid_ops_vmap_test.no_batching_rule)(torch.randn(2, 3))
     assert FALLBACK_WARNING in capfd.readouterr().err
 
