@@ -34,7 +34,8 @@ def no_fallback(capfd):
 
 
 def _batch(geometry, dtype, device, gen):
-    return random_view(GEOMETRIES[geometry](), dtype, device, gen)[1]
+    template = {**GEOMETRIES, **READ_ONLY_GEOMETRIES}[geometry]()
+    return random_view(template, dtype, device, gen)[1]
 
 
 # An op with no batching rule, for the test below. It lives as long as the process: an op whose
@@ -51,8 +52,15 @@ def test_the_fallback_warning_is_seen_when_it_happens(capfd):
     assert FALLBACK_WARNING in capfd.readouterr().err
 
 
+# Read-only layouts: valid inputs of the functional ops, never written.
+READ_ONLY_GEOMETRIES = {
+    "expanded": lambda: torch.empty(1, 5, 3, device="meta").expand(4, 5, 3),
+    "expanded_examples": lambda: torch.empty(4, 1, 3, device="meta").expand(4, 5, 3),
+}
+
+
 @dtypes
-@pytest.mark.parametrize("geometry", GEOMETRIES)
+@pytest.mark.parametrize("geometry", [*GEOMETRIES, *READ_ONLY_GEOMETRIES])
 @pytest.mark.parametrize("in_dim", [0, 1, -1])
 def test_functional(device, dtype, geometry, in_dim, gen):
     x = _batch(geometry, dtype, device, gen).movedim(0, in_dim)
@@ -135,8 +143,9 @@ def test_out_shape_mismatch_names_the_example_shapes(device, gen):
 
 @dtypes
 @pytest.mark.parametrize("in_dims", [(0, 0), (0, 2), (None, 1), (1, None)])
-def test_backward_op(device, dtype, in_dims, gen):
-    grad, x = (_batch("transposed", dtype, device, gen) for _ in range(2))
+@pytest.mark.parametrize("geometry", ["transposed", "expanded"])
+def test_backward_op(device, dtype, in_dims, geometry, gen):
+    grad, x = (_batch(geometry, dtype, device, gen) for _ in range(2))
     grad_arg = grad.movedim(0, in_dims[0]) if in_dims[0] is not None else grad[0]
     x_arg = x.movedim(0, in_dims[1]) if in_dims[1] is not None else x[0]
     ours = vmap(OPS.hardsigmoid_backward, in_dims=in_dims)(grad_arg, x_arg)
