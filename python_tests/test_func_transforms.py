@@ -176,3 +176,37 @@ def test_jacobians_of_a_nan_free_batch_match_finite_differences(device, gen):
     inside = (x > -3) & (x < 3)
     expected = torch.diag(torch.where(inside, 1 / 6, 0.0).to(torch.float64))
     torch.testing.assert_close(jacobian, expected, rtol=1e-15, atol=0)
+
+
+CAPTURED = "attempted to call in-place operation .* that would mutate a captured Tensor"
+
+
+@pytest.mark.parametrize("which", ["ours", "aten", "ours_out"])
+@pytest.mark.parametrize("transform", ["grad", "vjp", "jvp", "vmap_of_grad"])
+def test_writing_a_captured_tensor_is_refused(device, which, transform, gen):
+    """Inside a grad or jvp transform, a tensor captured from outside must not be written: its
+    values would change under a backward that saved them. aten's in-place op is refused by
+    functorch; ours (and our out op, into a captured out) with the same message, and nothing is
+    written."""
+    x, captured = _values(torch.float32, device, gen), _values(torch.float32, device, gen)
+    before = captured.clone()
+
+    def write(v):
+        if which == "ours":
+            OPS.hardsigmoid_(captured)
+        elif which == "aten":
+            aten_inplace(captured)
+        else:
+            OPS.hardsigmoid_out(v, captured)
+        return (v * captured).sum()
+
+    with pytest.raises(RuntimeError, match=CAPTURED):
+        if transform == "grad":
+            grad(write)(x)
+        elif transform == "vjp":
+            vjp(write, x)
+        elif transform == "jvp":
+            jvp(write, (x,), (torch.ones_like(x),))
+        else:
+            vmap(grad(write))(x)
+    assert_identical(captured, before)

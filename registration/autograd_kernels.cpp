@@ -46,6 +46,32 @@ void set_tangent(const at::Tensor& result, const at::Tensor& tangent) {
   }
 }
 
+// Inside torch.func.grad / vjp / jvp, a tensor the function captured from outside (not one of its
+// inputs, nor made inside it) must not be written: its wrapper there shares no version counter
+// with it, so a backward would silently read the new values. functorch refuses this itself for
+// ops that return their mutated argument (checkForInvalidMutationOnCaptures); ours return
+// nothing, so the same check is made here, with functorch's message.
+void check_not_a_captured_tensor(const char* op, const at::Tensor& written) {
+  const auto layer = at::functorch::maybeCurrentDynamicLayer();
+  if (!layer.has_value()) return;
+  const auto transform = layer->key();
+  if (transform != at::functorch::TransformType::Grad &&
+      transform != at::functorch::TransformType::Jvp) {
+    return;
+  }
+  const auto* wrapper = at::functorch::maybeGetTensorWrapper(at::functorch::unwrapIfDead(written));
+  const bool own =
+      wrapper != nullptr && wrapper->level() == layer->layerId() && !wrapper->is_immutable();
+  TORCH_CHECK(own,
+              "During a grad (vjp, jvp, grad, etc) transform, the function provided "
+              "attempted to call in-place operation (hardsigmoid_ops::",
+              op,
+              ") that would mutate a captured Tensor. A captured Tensor is one that is defined "
+              "outside of the function being transformed and is not an input to the function. "
+              "Please try to rewrite your function to not do an in-place operation on a captured "
+              "tensor (clone it first, or use the functional hardsigmoid).");
+}
+
 at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   const auto& op = hardsigmoid_op();
   // Checked here too, so that a sparse or nested input is named before the dispatcher finds no
@@ -69,6 +95,7 @@ at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self
 void hardsigmoid_inplace_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   const auto& op = hardsigmoid_inplace_op();
   checks::check_input("hardsigmoid_", "self", self);
+  check_not_a_captured_tensor("hardsigmoid_", self);
   const bool record = requires_grad(self);
   const at::Tensor tangent = tangent_of(self);
   torch::autograd::check_inplace(self, record);
@@ -94,6 +121,7 @@ void hardsigmoid_out_autograd(c10::DispatchKeySet keys, const at::Tensor& self,
   const auto& op = hardsigmoid_out_op();
   checks::check_input("hardsigmoid_out", "self", self);
   checks::check_input("hardsigmoid_out", "out", out);
+  check_not_a_captured_tensor("hardsigmoid_out", out);
   if (requires_grad(self) || requires_grad(out)) {
     torch::autograd::throw_error_out_requires_grad("hardsigmoid_out");
   }

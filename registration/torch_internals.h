@@ -6,7 +6,8 @@
 // code (VariableType) is what works everywhere, so the Autograd kernels are written as it is:
 // backward Nodes holding SavedVariables (autograd_nodes.*), set_history / rebase_history and
 // forward grads (autograd_kernels.cpp), compiled autograd's packing of a Node
-// (autograd_nodes.cpp), and functorch's batched tensors for vmap (batching_rules.cpp).
+// (autograd_nodes.cpp), functorch's transform layers (autograd_kernels.cpp) and batched tensors for
+// vmap (batching_rules.cpp).
 //
 // These headers change between torch releases. A torch upgrade that breaks the build breaks it
 // in the files named above, all in registration/; what each of them takes from here is listed
@@ -19,7 +20,9 @@
 // CompiledNodeArgs, SwapSavedVariables, PackedArgs, IValuePacker, getPyCompilerInterface: how a
 // Node is lifted into a compiled-autograd graph.
 #include <torch/csrc/dynamo/compiled_autograd.h>
-// maybeCurrentDynamicLayer: the vmap level a batching rule runs at (pulls in <nlohmann/json.hpp>,
-// which the torch wheel does not ship). isBatchedAtLevel, unwrapTensorAtLevel, makeBatched.
+// maybeCurrentDynamicLayer: the vmap level a batching rule runs at, and the grad or jvp transform
+// a mutating op runs under (pulls in <nlohmann/json.hpp>, which the torch wheel does not ship).
+// isBatchedAtLevel, unwrapTensorAtLevel, makeBatched; maybeGetTensorWrapper, unwrapIfDead.
 #include <ATen/functorch/DynamicLayer.h>
 #include <ATen/functorch/PlumbingHelper.h>
+#include <ATen/functorch/TensorWrapper.h>
