@@ -21,6 +21,10 @@ def pytest_configure(config):
             "cmake --build build) or point HARDSIGMOID_OPS_LIBRARY at libhardsigmoid_ops.so."
         )
     torch.ops.load_library(str(LIBRARY))
+    # The package too, as users import it: it registers the DTensor sharding and inductor's
+    # fusion of the ops (on for the whole suite; the tests of the opaque kernels under
+    # torch.compile switch it off around themselves).
+    import hardsigmoid_ops  # noqa: F401
     config.addinivalue_line(
         "markers", "large: needs several GiB of memory and tens of seconds (-m 'not large' skips)"
     )

@@ -1,12 +1,15 @@
 """torch.compile (inductor, fullgraph) of a function using all three forward variants among other
-ops: the same result as the function written with aten, static and dynamic shapes, no recompile
-across sizes when dynamic, and backward through the compiled functional op."""
+ops, with the ops left opaque (the package's compile fusion switched off: the library's kernels
+run inside the compiled graph): the same result as the function written with aten, eager, static
+and dynamic shapes, no recompile across sizes when dynamic, and backward through the compiled
+functional op. The fused path is test_compile_fusion.py's."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch._dynamo.utils import counters
 
+import hardsigmoid_ops
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_identical
 
@@ -42,9 +45,12 @@ def with_aten(x, weight, preallocated):
 @pytest.fixture(autouse=True)
 def fresh_dynamo():
     # Compiled code is cached per Python function; each test compiles under its own settings.
+    fusion = hardsigmoid_ops.compile_fusion_enabled()
+    hardsigmoid_ops.set_compile_fusion(False)
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()
+    hardsigmoid_ops.set_compile_fusion(fusion)
 
 
 def _arguments(rows, device, gen):

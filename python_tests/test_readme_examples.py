@@ -8,6 +8,7 @@
 - Shell blocks name scripts of the repository: they must exist.
 """
 
+import os
 import re
 import signal
 import subprocess
@@ -52,7 +53,10 @@ def test_python_examples_run(tmp_path):
     assert README_LIBRARY in script, "the first example loads the library"
     script = script.replace(README_LIBRARY, str(LIBRARY))
     (tmp_path / "readme_examples.py").write_text(script)
-    result = subprocess.run([sys.executable, "readme_examples.py"], cwd=tmp_path,
+    # The package importable as README's users have it (PYTHONPATH=python, or installed).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO_ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "readme_examples.py"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=900)
     if result.returncode == -signal.SIGSEGV and _aoti_load_package_crashes(tmp_path):
         pytest.xfail("torch's aoti_load_package crashes on this machine even for a plain aten "

@@ -1,18 +1,21 @@
-"""Loads libhardsigmoid_ops.so and registers what only Python can register: DTensor sharding.
+"""Loads libhardsigmoid_ops.so and registers what only Python can register: DTensor sharding,
+and inductor's fusion of the ops under torch.compile (compile_fusion.py).
 
     import hardsigmoid_ops          # loads the library when it finds one (see _library.py)
     hardsigmoid_ops.load_library("path/to/libhardsigmoid_ops.so")   # or names it explicitly
 
     y = torch.ops.hardsigmoid_ops.hardsigmoid(x)   # x a torch.Tensor or a DTensor
+    hardsigmoid_ops.set_compile_fusion(False)      # opaque kernels under torch.compile
 
 The ops themselves are the library's; this package adds no kernels.
 """
 
 import torch
 
-from . import _library
+from . import _library, compile_fusion
+from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 
-__all__ = ["load_library"]
+__all__ = ["compile_fusion_enabled", "load_library", "set_compile_fusion"]
 
 
 def load_library(path=None):
@@ -26,10 +29,11 @@ def load_library(path=None):
                 f"{_library.LIBRARY_ENV} or pass its path to hardsigmoid_ops.load_library"
             )
     _library.load(path)
-    _register_sharding()
+    _register_python_parts()
 
 
-def _register_sharding():
+def _register_python_parts():
+    compile_fusion.register()
     # A torch built without distributed support has no DTensor to register with.
     if torch.distributed.is_available():
         from . import sharding
@@ -40,6 +44,6 @@ def _register_sharding():
 # On import: keep ops that are already registered (loaded by the program, or linked into it),
 # else load the library if one is configured or found; otherwise load_library(path) does it later.
 if _library.ops_registered():
-    _register_sharding()
+    _register_python_parts()
 elif _library.configured_path() is not None:
     load_library()

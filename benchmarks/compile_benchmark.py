@@ -1,0 +1,163 @@
+"""torch.compile: graphs written with our ops against the same graphs written with aten's, both
+compiled (inductor, fullgraph), timed in turns in one run. Our graphs run twice: fused (the
+package's default, compile_fusion.py) and opaque (set_compile_fusion(False)), each compiled
+separately.
+
+Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
+quartiles, and the median milliseconds of each. Every compiled graph is checked against aten's
+compiled graph first (bitwise for the fused one).
+
+    python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH]
+"""
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def graphs(h, h_, h_out, hb):
+    def inplace(x, s):
+        t = x * 2
+        h_(t)
+        return t * s
+
+    def out(x, s):
+        o = torch.empty_like(x)
+        h_out(x - s, o)
+        return o + 1
+
+    return {
+        "alone": lambda x, s: h(x),
+        "before": lambda x, s: h(s * 2 + 1),
+        "after": lambda x, s: x * h(x),
+        "both": lambda x, s: h(s * 2 + 1) * x,
+        "inplace": inplace,
+        "out": out,
+        "backward_op": lambda x, s: hb(s, x),
+    }
+
+
+def implementations():
+    ops = torch.ops.hardsigmoid_ops
+    ours = graphs(ops.hardsigmoid, ops.hardsigmoid_, ops.hardsigmoid_out, ops.hardsigmoid_backward)
+    aten = graphs(F.hardsigmoid, lambda t: F.hardsigmoid(t, inplace=True),
+                  lambda x, out: torch._C._nn.hardsigmoid(x, out=out),
+                  torch.ops.aten.hardsigmoid_backward)
+    return ours, aten
+
+
+def timer(device):
+    if device == "cuda":
+        def run(fn, args, calls):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(calls):
+                fn(*args)
+            end.record()
+            torch.cuda.synchronize()
+            return start.elapsed_time(end) / calls
+    else:
+        def run(fn, args, calls):
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn(*args)
+            return (time.perf_counter() - start) * 1e3 / calls
+    return run
+
+
+def measure(functions, args, device, repetitions, calls):
+    """{name: [ms per call, one per repetition]}, the functions timed in turns, the first of
+    each turn rotating."""
+    run = timer(device)
+    names = list(functions)
+    for name in names:
+        run(functions[name], args, 2)
+    samples = {name: [] for name in names}
+    for rep in range(repetitions):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for name in order:
+            samples[name].append(run(functions[name], args, calls))
+    return samples
+
+
+def _inductor_backend():
+    from torch._inductor.compile_fx import compile_fx
+
+    def backend(graph, example_inputs):
+        return compile_fx(graph, example_inputs)
+
+    return backend
+
+
+def quartiles(values):
+    q = statistics.quantiles(values, n=4)
+    return q[0], statistics.median(values), q[2]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("library")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--csv")
+    parser.add_argument("--repetitions", type=int, default=15)
+    args = parser.parse_args()
+    torch.ops.load_library(args.library)
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "python"))
+    import hardsigmoid_ops
+
+    numel = 2 ** 26 if args.device == "cuda" else 2 ** 22
+    cases = [(torch.float32, name) for name in graphs(*[None] * 4)]
+    cases += [(torch.bfloat16, "alone"), (torch.bfloat16, "both")]
+    ours, aten = implementations()
+    rows = []
+    for dtype, name in cases:
+        x = torch.randn(numel, device=args.device).to(dtype) * 4
+        s = torch.randn(numel, device=args.device).to(dtype)
+        torch._dynamo.reset()
+        compiled = {}
+        for label, fusion, table in (("fused", True, ours), ("opaque", False, ours),
+                                     ("aten", True, aten)):
+            hardsigmoid_ops.set_compile_fusion(fusion)
+            # A backend object of its own: dynamo guards on the backend, so the fused and the
+            # opaque compilation of the same function are separate entries of its cache.
+            fn = torch.compile(table[name], fullgraph=True, backend=_inductor_backend())
+            fn(x.clone(), s)  # compiled now, under this switch state
+            compiled[label] = fn
+        hardsigmoid_ops.set_compile_fusion(True)
+        reference = compiled["aten"](x.clone(), s)
+        assert torch.equal(compiled["fused"](x.clone(), s), reference), (name, dtype)
+        torch.testing.assert_close(compiled["opaque"](x.clone(), s), reference, rtol=1e-2,
+                                   atol=1e-3)
+        bytes_per_call = x.numel() * x.element_size()
+        calls = max(1, int(2e9 / bytes_per_call)) if args.device == "cuda" else 3
+        samples = measure(compiled, (x, s), args.device, args.repetitions, calls)
+        row = {"device": args.device, "dtype": str(dtype).split(".")[1], "case": name,
+               "numel": numel, "repetitions": args.repetitions}
+        for label in ("fused", "opaque"):
+            ratios = [a / o for a, o in zip(samples["aten"], samples[label])]
+            q1, median, q3 = quartiles(ratios)
+            row[f"aten_over_{label}"] = round(median, 4)
+            row[f"aten_over_{label}_q1"] = round(q1, 4)
+            row[f"aten_over_{label}_q3"] = round(q3, 4)
+        for label in compiled:
+            row[f"{label}_ms"] = round(statistics.median(samples[label]), 4)
+        rows.append(row)
+        print(f"{row['dtype']:9} {name:12} aten/fused {row['aten_over_fused']:.3f} "
+              f"[{row['aten_over_fused_q1']:.3f}, {row['aten_over_fused_q3']:.3f}]  "
+              f"aten/opaque {row['aten_over_opaque']:.3f}  "
+              f"ms: fused {row['fused_ms']:.3f} opaque {row['opaque_ms']:.3f} "
+              f"aten {row['aten_ms']:.3f}", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""torch.compile: inductor fuses the ops' math with their pointwise neighbours.
+
+Inductor sees a custom op as an opaque call and fuses nothing into it: every neighbour would cost
+another pass over memory. Here each op gets an entry in inductor's decomposition table, mapping it
+to aten's own op (the in-place and out ops to a copy of aten's result), so a compiled graph is the
+graph compiled with aten's hardsigmoid, fused the same way and bitwise equal to it. Eager calls
+never see the table, and torch.export keeps the hardsigmoid_ops ops (it does not use it).
+
+Registering is lazy: inductor's decomposition module takes seconds to import, so the entries are
+added when torch imports it (at the first torch.compile), or at once if it is already imported.
+
+The switch: set_compile_fusion(False), or HARDSIGMOID_OPS_COMPILE_FUSION=0 in the environment
+before import, leaves the opaque kernels everywhere. It applies to graphs compiled afterwards
+(torch._dynamo.reset() drops those compiled before). Compiled-graph caches on disk key on the
+state: it is appended to torch.compiler.config.cache_key_tag, so a graph compiled in one state is
+never reused in the other (a tag set by the user stays in front of it; one set after this
+package's import replaces it, so set yours first).
+"""
+
+import importlib.abc
+import os
+import sys
+
+import torch
+
+ENV = "HARDSIGMOID_OPS_COMPILE_FUSION"
+_DECOMPOSITION_MODULE = "torch._inductor.decomposition"
+_TAG_PREFIX = "hardsigmoid_ops-compile-fusion-"
+# Part of the tag: raise it when the entries change, so that graphs cached with the old ones are
+# not served.
+_ENTRIES_VERSION = 1
+
+_enabled = os.environ.get(ENV, "1") not in ("0", "false", "False", "off")
+
+
+def _inplace(self):
+    self.copy_(torch.ops.aten.hardsigmoid.default(self))
+
+
+def _out(self, out):
+    out.copy_(torch.ops.aten.hardsigmoid.default(self))
+
+
+def _entries():
+    ops, aten = torch.ops.hardsigmoid_ops, torch.ops.aten
+    return {
+        ops.hardsigmoid.default: aten.hardsigmoid.default,
+        ops.hardsigmoid_.default: _inplace,
+        ops.hardsigmoid_out.default: _out,
+        ops.hardsigmoid_backward.default: aten.hardsigmoid_backward.default,
+    }
+
+
+def _apply(module):
+    """Adds or removes the entries in inductor's table to match the switch. Inductor compiles
+    with a cached copy of the table (fast_random_decomps), made at its first use: dropped here,
+    so that the next compile copies the table as it now is."""
+    decompositions = module.decompositions
+    for op, decomposition in _entries().items():
+        if _enabled:
+            decompositions[op] = decomposition
+        elif decompositions.get(op) is decomposition:
+            del decompositions[op]
+    cached_copy = getattr(module, "fast_random_decomps", None)
+    if hasattr(cached_copy, "cache_clear"):
+        cached_copy.cache_clear()
+
+
+def _tag_cache_keys():
+    config = torch.compiler.config
+    kept = [part for part in config.cache_key_tag.split("|")
+            if part and not part.startswith(_TAG_PREFIX)]
+    state = f"v{_ENTRIES_VERSION}-on" if _enabled else "off"
+    config.cache_key_tag = "|".join([*kept, _TAG_PREFIX + state])
+
+
+class _WhenInductorDecompositionsLoad(importlib.abc.MetaPathFinder):
+    """Finds inductor's decomposition module as the other finders do, and applies the entries
+    once it has run."""
+
+    def find_spec(self, name, path, target=None):
+        if name != _DECOMPOSITION_MODULE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader_exec = spec.loader.exec_module
+
+        def exec_module(module):
+            loader_exec(module)
+            _apply(module)
+
+        spec.loader.exec_module = exec_module
+        sys.meta_path.remove(self)
+        return spec
+
+
+def register():
+    """Called once the ops exist: applies the switch's state now, or when inductor loads."""
+    _tag_cache_keys()
+    module = sys.modules.get(_DECOMPOSITION_MODULE)
+    if module is not None:
+        _apply(module)
+    elif not any(isinstance(f, _WhenInductorDecompositionsLoad) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenInductorDecompositionsLoad())
+
+
+def set_compile_fusion(enabled):
+    """Whether graphs compiled from now on fuse the ops' math into inductor's kernels (True, the
+    default) or call the library's kernels as opaque calls (False)."""
+    global _enabled
+    _enabled = bool(enabled)
+    if hasattr(torch.ops.hardsigmoid_ops, "hardsigmoid"):
+        register()
+
+
+def compile_fusion_enabled():
+    return _enabled

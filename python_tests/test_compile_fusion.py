@@ -1,0 +1,237 @@
+"""torch.compile with the package's fusion (compile_fusion.py): a graph using our ops compiles to
+the code of the same graph using aten's, bit for bit in every dtype, forward and backward, static
+and dynamic shapes; no call into the library is left where inductor fuses; the switch restores
+the opaque kernels; the on-disk caches never hand one state's graph to the other; torch.export
+keeps our ops."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+from torch._inductor.utils import fresh_cache, run_and_get_code
+
+import hardsigmoid_ops
+from hardsigmoid_testing import FLOAT_DTYPES, OPS
+from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
+from hardsigmoid_testing.values import random_values
+
+dtypes = pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
+
+
+def _aten_inplace(t):
+    F.hardsigmoid(t, inplace=True)
+
+
+def _graphs(h, h_, h_out):
+    """The graphs of the benchmark, written with one implementation's ops."""
+
+    def inplace(x, s):
+        t = x * 2
+        h_(t)
+        return t * s
+
+    def out(x, s):
+        o = torch.empty_like(x)
+        h_out(x - s, o)
+        return o + 1
+
+    return {
+        "alone": lambda x, s: h(x),
+        "before": lambda x, s: h(s * 2 + 1),
+        "after": lambda x, s: x * h(x),
+        "both": lambda x, s: h(s * 2 + 1) * x,
+        "inplace": inplace,
+        "out": out,
+    }
+
+
+OURS = _graphs(OPS.hardsigmoid, OPS.hardsigmoid_, OPS.hardsigmoid_out)
+ATEN = _graphs(F.hardsigmoid, _aten_inplace,
+               lambda x, out: torch._C._nn.hardsigmoid(x, out=out))
+DIFFERENTIABLE = ("alone", "before", "after", "both", "inplace")
+
+
+@pytest.fixture(autouse=True)
+def fused():
+    assert hardsigmoid_ops.compile_fusion_enabled()
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+    hardsigmoid_ops.set_compile_fusion(True)
+
+
+def _inputs(dtype, device, gen, rows=37, requires_grad=False):
+    def one():
+        t = random_values(rows * 11, dtype, gen).reshape(rows, 11).to(device)
+        return t.requires_grad_(requires_grad)
+
+    return one(), one()
+
+
+def _run(fn, x, s, upstream):
+    """The result, and with `upstream` the gradients of x and s."""
+    y = fn(x, s)
+    if upstream is None:
+        return (y,)
+    grads = torch.autograd.grad(y, (x, s), upstream, allow_unused=True, materialize_grads=True)
+    return (y.detach(), *grads)
+
+
+def _compare(name, dtype, device, gen, dynamic, backward):
+    ours = torch.compile(OURS[name], fullgraph=True, dynamic=dynamic)
+    aten = torch.compile(ATEN[name], fullgraph=True, dynamic=dynamic)
+    for rows in (37, 64) if dynamic else (37,):
+        x, s = _inputs(dtype, device, gen, rows, requires_grad=backward)
+        upstream = random_values(rows * 11, dtype, gen).reshape(rows, 11).to(device)
+        with torch._dynamo.config.patch(error_on_recompile=dynamic and rows != 37):
+            got = _run(ours, x, s, upstream if backward else None)
+            expected = _run(aten, x, s, upstream if backward else None)
+        for g, e in zip(got, expected):
+            assert_identical(g, e, inputs=x)
+
+
+@dtypes
+@pytest.mark.parametrize("name", OURS)
+def test_forward_equals_compiled_aten(device, dtype, name, gen):
+    _compare(name, dtype, device, gen, dynamic=False, backward=False)
+
+
+# The in-place op's backward in float16 / bfloat16 is not compiled aten's yet: aten's in-place op
+# is functionalized into hardsigmoid + copy_ before the forward/backward split, and inductor then
+# recomputes the result unrounded inside the backward's fused kernel; ours is functionalized as a
+# custom op (auto_functionalized), decomposed only after the split, and the backward reads the
+# rounded result. Ours then equals eager aten there (test_inplace_half_backward_equals_eager).
+HALF_INPLACE_BACKWARD = pytest.mark.xfail(
+    strict=True, reason="in-place op, half types: the backward reads the rounded in-place result, "
+                        "as eager does; compiled aten's recomputes it unrounded")
+
+
+def _backward_marks(name, dtype):
+    half = dtype in (torch.float16, torch.bfloat16)
+    return [HALF_INPLACE_BACKWARD] if name == "inplace" and half else []
+
+
+@pytest.mark.parametrize("name, dtype", [
+    pytest.param(name, dtype, marks=_backward_marks(name, dtype),
+                 id=f"{name}-{str(dtype).split('.')[1]}")
+    for name in DIFFERENTIABLE for dtype in FLOAT_DTYPES])
+def test_backward_equals_compiled_aten(device, dtype, name, gen):
+    _compare(name, dtype, device, gen, dynamic=False, backward=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_inplace_half_backward_equals_eager(device, dtype, gen):
+    compiled = torch.compile(OURS["inplace"], fullgraph=True)
+    x, s = _inputs(dtype, device, gen, requires_grad=True)
+    upstream = random_values(37 * 11, dtype, gen).reshape(37, 11).to(device)
+    got = _run(compiled, x, s, upstream)
+    expected = _run(ATEN["inplace"], x, s, upstream)
+    # The gradient of s is the in-place result times upstream: eager's, bit for bit.
+    assert_identical(got[2], expected[2], inputs=x)
+
+
+@pytest.mark.parametrize("name, dtype", [
+    ("both", torch.float32), ("both", torch.bfloat16), ("inplace", torch.float32),
+    pytest.param("inplace", torch.bfloat16, marks=[HALF_INPLACE_BACKWARD])],
+    ids=["both-float32", "both-bfloat16", "inplace-float32", "inplace-bfloat16"])
+def test_dynamic_shapes_without_recompiling(device, dtype, name, gen):
+    _compare(name, dtype, device, gen, dynamic=True, backward=True)
+
+
+@dtypes
+def test_backward_op_equals_compiled_aten(device, dtype, gen):
+    def ours(g, x):
+        return OPS.hardsigmoid_backward(g * 2, x) + x
+
+    def aten(g, x):
+        return torch.ops.aten.hardsigmoid_backward(g * 2, x) + x
+
+    g, x = _inputs(dtype, device, gen)
+    assert_identical(torch.compile(ours, fullgraph=True)(g, x),
+                     torch.compile(aten, fullgraph=True)(g, x), inputs=x)
+
+
+def _generated_code(fn, *args):
+    _, code = run_and_get_code(torch.compile(fn, fullgraph=True), *args)
+    return "\n".join(code)
+
+
+@pytest.mark.parametrize("name", ["before", "after", "both", "inplace", "out"])
+def test_fused_code_calls_no_library_kernel(device, name, gen):
+    x, s = _inputs(torch.float32, device, gen)
+    code = _generated_code(OURS[name], x, s)
+    assert "hardsigmoid_ops" not in code, code
+    torch._dynamo.reset()
+    hardsigmoid_ops.set_compile_fusion(False)
+    assert "hardsigmoid_ops.hardsigmoid" in _generated_code(OURS[name], x, s)
+
+
+def test_switching_off_leaves_the_opaque_kernel(device, gen):
+    x, s = _inputs(torch.float64, device, gen)
+    hardsigmoid_ops.set_compile_fusion(False)
+    assert not hardsigmoid_ops.compile_fusion_enabled()
+    compiled = torch.compile(OURS["after"], fullgraph=True)
+    # The library's kernel inside the compiled graph: eager aten's result, bit for bit.
+    assert_identical(compiled(x, s), x * F.hardsigmoid(x), inputs=x)
+
+
+def test_disk_caches_keep_the_two_states_apart(device, gen):
+    """A graph compiled and cached fused is not served once fusion is off, nor the reverse;
+    each state's own entry is still served to itself."""
+    x, s = _inputs(torch.float32, device, gen)
+    with fresh_cache():
+        codes = {}
+        for step, state in enumerate((True, False, True, False)):
+            torch._dynamo.reset()
+            hardsigmoid_ops.set_compile_fusion(state)
+            hits = counters["inductor"]["fxgraph_cache_hit"]
+            codes[step] = _generated_code(OURS["both"], x, s)
+            hit = counters["inductor"]["fxgraph_cache_hit"] > hits
+            assert ("hardsigmoid_ops" in codes[step]) == (not state), (step, state)
+            assert hit == (step >= 2), (step, state, "cache hit" if hit else "cache miss")
+
+
+def test_export_keeps_the_ops(device, gen):
+    class Gate(torch.nn.Module):
+        def forward(self, x):
+            t = x * 2
+            OPS.hardsigmoid_(t)
+            return OPS.hardsigmoid(x) * t
+
+    x, _ = _inputs(torch.float32, device, gen)
+    program = torch.export.export(Gate(), (x,))
+    for graph in (program, program.run_decompositions()):
+        # The in-place op is functionalized: the first argument of auto_functionalized.
+        targets = {str(node.target) for node in graph.graph.nodes}
+        targets |= {str(node.args[0]) for node in graph.graph.nodes
+                    if "auto_functionalized" in str(node.target)}
+        assert {"hardsigmoid_ops.hardsigmoid.default",
+                "hardsigmoid_ops.hardsigmoid_.default"} <= targets, targets
+
+
+def test_environment_switch_and_library_loaded_first():
+    """HARDSIGMOID_OPS_COMPILE_FUSION=0 at import leaves the opaque kernel; without it, importing
+    the package after torch.ops.load_library fuses."""
+    script = (
+        "import torch\n"
+        f"torch.ops.load_library({str(LIBRARY)!r})\n"
+        "import hardsigmoid_ops\n"
+        "from torch._inductor.utils import run_and_get_code\n"
+        "f = torch.compile(lambda x: x * torch.ops.hardsigmoid_ops.hardsigmoid(x))\n"
+        "_, code = run_and_get_code(f, torch.randn(8))\n"
+        "print('opaque' if 'hardsigmoid_ops' in '\\n'.join(code) else 'fused')\n"
+    )
+    for value, expected in (("0", "opaque"), (None, "fused")):
+        env = dict(os.environ, PYTHONPATH=str(REPO_ROOT / "python"))
+        env.pop("HARDSIGMOID_OPS_COMPILE_FUSION", None)
+        if value is not None:
+            env["HARDSIGMOID_OPS_COMPILE_FUSION"] = value
+        result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.stdout.split()[-1] == expected, (value, result.stdout)
