@@ -2,7 +2,7 @@
 # The proof on a machine with a GPU: builds against that machine's torch, runs the GoogleTest and
 # pytest suites with CUDA (the fuzzing, and the multi-GPU and DTensor/NCCL tests where there are two
 # GPUs, included), compute-sanitizer memcheck, racecheck and initcheck over the CUDA tests, then
-# the GPU benchmark (CSV and PNG) and the host overhead of the C++ API and of Python calls (plain and
+# the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
 # recorded by autograd). Logs, CSV and PNG go to OUTDIR.
 #
 #   bash scripts/gpu_check.sh OUTDIR [tests|bench|all]     (default: all)
@@ -71,7 +71,9 @@ if [[ "$PART" == bench || "$PART" == all ]]; then
       "$TORCH_PYTHON" "$ROOT/benchmarks/gpu_benchmark.py" --library "$HARDSIGMOID_OPS_LIBRARY" \
         --csv "$OUTDIR/gpu_benchmark.csv" &&
       "$TORCH_PYTHON" "$ROOT/benchmarks/plot_gpu.py" "$OUTDIR/gpu_benchmark.csv" \
-        "$OUTDIR/gpu_benchmark.png"
+        "$OUTDIR/gpu_benchmark.png" &&
+      "$TORCH_PYTHON" "$ROOT/benchmarks/compile_benchmark.py" "$HARDSIGMOID_OPS_LIBRARY" \
+        --device cuda --csv "$OUTDIR/compile_benchmark_cuda.csv"
   }
   TAIL_LINES=60 step benchmark bench
 fi
