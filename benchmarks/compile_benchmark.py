@@ -31,15 +31,44 @@ def graphs(h, h_, h_out, hb):
         h_out(x - s, o)
         return o + 1
 
+    def se_block(x, weight):
+        # Squeeze-excitation as MobileNetV3 has it: pool, 1x1 conv, hardsigmoid, scale.
+        return x * h(F.conv2d(x.mean((2, 3), keepdim=True), weight) + 1)
+
+    both = lambda x, s: h(s * 2 + 1) * x  # noqa: E731
     return {
         "alone": lambda x, s: h(x),
         "before": lambda x, s: h(s * 2 + 1),
         "after": lambda x, s: x * h(x),
-        "both": lambda x, s: h(s * 2 + 1) * x,
+        "both": both,
         "inplace": inplace,
         "out": out,
         "backward_op": lambda x, s: hb(s, x),
+        "forward_backward": both,  # timed with the backward of x and s (see main)
+        "se_block": se_block,
     }
+
+
+def inputs(name, dtype, device, numel):
+    if name == "se_block":
+        channels, side = 96, 28
+        batch = max(1, numel // (channels * side * side))
+        x = torch.randn(batch, channels, side, side, device=device).to(dtype) * 4
+        weight = torch.randn(channels, channels, 1, 1, device=device).to(dtype) / channels
+        return x, weight
+    x = torch.randn(numel, device=device).to(dtype) * 4
+    s = torch.randn(numel, device=device).to(dtype)
+    if name == "forward_backward":
+        x.requires_grad_()
+        s.requires_grad_()
+    return x, s
+
+
+def with_backward(fn, upstream):
+    """fn's forward, then the gradients of both inputs."""
+    def run(x, s):
+        return torch.autograd.grad(fn(x, s), (x, s), upstream)
+    return run
 
 
 def implementations():
@@ -112,12 +141,13 @@ def main():
 
     numel = 2 ** 26 if args.device == "cuda" else 2 ** 22
     cases = [(torch.float32, name) for name in graphs(*[None] * 4)]
-    cases += [(torch.bfloat16, "alone"), (torch.bfloat16, "both")]
+    cases += [(torch.bfloat16, "alone"), (torch.bfloat16, "both"),
+              (torch.bfloat16, "se_block")]
     ours, aten = implementations()
     rows = []
     for dtype, name in cases:
-        x = torch.randn(numel, device=args.device).to(dtype) * 4
-        s = torch.randn(numel, device=args.device).to(dtype)
+        x, s = inputs(name, dtype, args.device, numel)
+        upstream = torch.randn_like(x)
         torch._dynamo.reset()
         compiled = {}
         for label, fusion, table in (("fused", True, ours), ("opaque", False, ours),
@@ -126,18 +156,24 @@ def main():
             # A backend object of its own: dynamo guards on the backend, so the fused and the
             # opaque compilation of the same function are separate entries of its cache.
             fn = torch.compile(table[name], fullgraph=True, backend=_inductor_backend())
-            fn(x.clone(), s)  # compiled now, under this switch state
+            if name == "forward_backward":
+                fn = with_backward(fn, upstream)
+            fn(x, s)  # compiled now, under this switch state
             compiled[label] = fn
         hardsigmoid_ops.set_compile_fusion(True)
-        reference = compiled["aten"](x.clone(), s)
-        assert torch.equal(compiled["fused"](x.clone(), s), reference), (name, dtype)
-        torch.testing.assert_close(compiled["opaque"](x.clone(), s), reference, rtol=1e-2,
-                                   atol=1e-3)
+        reference = compiled["aten"](x, s)
+        results = {label: compiled[label](x, s) for label in ("fused", "opaque")}
+        if name != "forward_backward":
+            reference, results = (reference,), {k: (v,) for k, v in results.items()}
+        for got, expected in zip(results["fused"], reference):
+            assert torch.equal(got, expected), (name, dtype)
+        for got, expected in zip(results["opaque"], reference):
+            torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
         bytes_per_call = x.numel() * x.element_size()
         calls = max(1, int(2e9 / bytes_per_call)) if args.device == "cuda" else 3
         samples = measure(compiled, (x, s), args.device, args.repetitions, calls)
         row = {"device": args.device, "dtype": str(dtype).split(".")[1], "case": name,
-               "numel": numel, "repetitions": args.repetitions}
+               "numel": x.numel(), "repetitions": args.repetitions}
         for label in ("fused", "opaque"):
             ratios = [a / o for a, o in zip(samples["aten"], samples[label])]
             q1, median, q3 = quartiles(ratios)
