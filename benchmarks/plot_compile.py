@@ -30,7 +30,7 @@ def main():
                    capsize=2, label=label)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(list(positions))
-        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_xticklabels(labels, fontsize=7, rotation=45, ha="right")
         ax.set_ylabel("aten compiled time / ours (above 1: ours faster)")
         ax.set_title(f"torch.compile, {rows[0]['device']}, {rows[0]['numel']} elements")
         ax.legend(fontsize=8)
