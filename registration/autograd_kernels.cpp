@@ -35,6 +35,12 @@ bool requires_grad(const at::Tensor& t) { return c10::GradMode::is_enabled() && 
 
 at::Tensor tangent_of(const at::Tensor& t) { return t._fw_grad(kForwardLevel); }
 
+// The tangent every op here propagates: hardsigmoid_backward of the incoming tangent at self's
+// primal (the derivative of hardsigmoid; hardsigmoid_backward is linear in grad_output).
+at::Tensor propagated_tangent(const at::Tensor& tangent, const at::Tensor& self) {
+  return hardsigmoid_ops::hardsigmoid_backward(tangent, self._fw_primal(kForwardLevel));
+}
+
 // A tangent for `result`, a new tensor or one written in place: set, or copied into the tangent
 // it already has (aten's in-place rule; a view's tangent is a view of its base's).
 void set_tangent(const at::Tensor& result, const at::Tensor& tangent) {
@@ -85,9 +91,8 @@ at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self
   }();
   if (grad_fn) torch::autograd::set_history(result, grad_fn);
   if (const at::Tensor tangent = tangent_of(self); tangent.defined()) {
-    result._set_fw_grad(
-        hardsigmoid_ops::hardsigmoid_backward(tangent, self._fw_primal(kForwardLevel)),
-        kForwardLevel, /*is_inplace_op=*/false);
+    result._set_fw_grad(propagated_tangent(tangent, self), kForwardLevel,
+                        /*is_inplace_op=*/false);
   }
   return result;
 }
@@ -129,10 +134,7 @@ void hardsigmoid_out_autograd(c10::DispatchKeySet keys, const at::Tensor& self,
   const bool out_has_tangent = tangent_of(out).defined();
   // out may be self: its values and tangent are read before either is written.
   at::Tensor out_tangent;
-  if (self_tangent.defined()) {
-    out_tangent =
-        hardsigmoid_ops::hardsigmoid_backward(self_tangent, self._fw_primal(kForwardLevel));
-  }
+  if (self_tangent.defined()) out_tangent = propagated_tangent(self_tangent, self);
   {
     at::AutoDispatchBelowAutograd below;
     op.redispatch(keys & c10::after_autograd_keyset, self, out);
@@ -159,9 +161,8 @@ at::Tensor hardsigmoid_backward_autograd(c10::DispatchKeySet keys, const at::Ten
   }();
   if (grad_fn) torch::autograd::set_history(result, grad_fn);
   if (const at::Tensor tangent = tangent_of(grad_output); tangent.defined()) {
-    result._set_fw_grad(
-        hardsigmoid_ops::hardsigmoid_backward(tangent, self._fw_primal(kForwardLevel)),
-        kForwardLevel, /*is_inplace_op=*/false);
+    result._set_fw_grad(propagated_tangent(tangent, self), kForwardLevel,
+                        /*is_inplace_op=*/false);
   }
   return result;
 }
