@@ -3,14 +3,22 @@ compiled (inductor, fullgraph), timed in turns in one run. Our graphs run twice:
 package's default, compile_fusion.py) and opaque (set_compile_fusion(False)), each compiled
 separately.
 
-Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
-quartiles, and the median milliseconds of each. Every compiled graph is checked against aten's
-compiled graph first (bitwise for the fused one).
+The cases: the op alone, with pointwise work before, after and around it, the in-place and out
+ops, the backward op, a forward + backward, MobileNetV3's squeeze-excitation block, and whole
+torchvision MobileNetV3-Large and -Small models (random weights, inference), stock against the
+same model after hardsigmoid_ops.replace_hardsigmoid.
 
-    python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH]
+Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
+quartiles, and the median milliseconds of each, and of a plain copy of the first input (eager
+clone) for scale. Every compiled graph is checked against aten's compiled graph first (bitwise
+for the fused one; convolutions then run cuDNN's deterministic algorithms).
+
+    python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]
 """
 
 import argparse
+import contextlib
+import copy
 import csv
 import statistics
 import sys
@@ -49,7 +57,34 @@ def graphs(h, h_, h_out, hb):
     }
 
 
+MODELS = ("mobilenet_v3_large", "mobilenet_v3_small")
+
+
+def models(name, dtype, device):
+    """The stock torchvision model (random weights, fixed seed, eval mode) and a copy with its
+    nn.Hardsigmoid modules swapped for hardsigmoid_ops.nn.Hardsigmoid."""
+    import torchvision
+
+    import hardsigmoid_ops
+
+    torch.manual_seed(0)
+    stock = getattr(torchvision.models, name)(weights=None).eval().to(device, dtype)
+    swapped = copy.deepcopy(stock)
+    assert hardsigmoid_ops.replace_hardsigmoid(swapped) > 0
+    return stock, swapped
+
+
+def _grad_mode(name):
+    """Models run as inference; a call in another grad mode than the compiling one would
+    recompile (dynamo guards on it)."""
+    return torch.no_grad() if name in MODELS else contextlib.nullcontext()
+
+
 def inputs(name, dtype, device, numel):
+    if name in MODELS:
+        # Batch 64 at 224 x 224 on a GPU, as the model is served; a batch of 4 on CPU.
+        batch = 64 if device == "cuda" else 4
+        return torch.randn(batch, 3, 224, 224, device=device).to(dtype), None
     if name == "se_block":
         channels, side = 96, 28
         batch = max(1, numel // (channels * side * side))
@@ -71,13 +106,17 @@ def with_backward(fn, upstream):
     return run
 
 
-def implementations():
+def implementations(name, dtype, device):
+    """Our function for the case and aten's, each taking (x, s)."""
+    if name in MODELS:
+        stock, swapped = models(name, dtype, device)
+        return (lambda x, s: swapped(x)), (lambda x, s: stock(x))
     ops = torch.ops.hardsigmoid_ops
     ours = graphs(ops.hardsigmoid, ops.hardsigmoid_, ops.hardsigmoid_out, ops.hardsigmoid_backward)
     aten = graphs(F.hardsigmoid, lambda t: F.hardsigmoid(t, inplace=True),
                   lambda x, out: torch._C._nn.hardsigmoid(x, out=out),
                   torch.ops.aten.hardsigmoid_backward)
-    return ours, aten
+    return ours[name], aten[name]
 
 
 def timer(device):
@@ -134,6 +173,7 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--csv")
     parser.add_argument("--repetitions", type=int, default=15)
+    parser.add_argument("--cases", nargs="*", help="only these case names (default: all)")
     args = parser.parse_args()
     torch.ops.load_library(args.library)
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "python"))
@@ -143,26 +183,31 @@ def main():
     cases = [(torch.float32, name) for name in graphs(*[None] * 4)]
     cases += [(torch.bfloat16, "alone"), (torch.bfloat16, "both"),
               (torch.bfloat16, "se_block")]
-    ours, aten = implementations()
+    cases += [(torch.float32, name) for name in MODELS]
+    if args.cases:
+        cases = [(dtype, name) for dtype, name in cases if name in args.cases]
     rows = []
     for dtype, name in cases:
         x, s = inputs(name, dtype, args.device, numel)
         upstream = torch.randn_like(x)
+        ours, aten = implementations(name, dtype, args.device)
         torch._dynamo.reset()
         compiled = {}
-        for label, fusion, table in (("fused", True, ours), ("opaque", False, ours),
-                                     ("aten", True, aten)):
+        for label, fusion, fn in (("fused", True, ours), ("opaque", False, ours),
+                                  ("aten", True, aten)):
             hardsigmoid_ops.set_compile_fusion(fusion)
             # A backend object of its own: dynamo guards on the backend, so the fused and the
             # opaque compilation of the same function are separate entries of its cache.
-            fn = torch.compile(table[name], fullgraph=True, backend=_inductor_backend())
+            fn = torch.compile(fn, fullgraph=True, backend=_inductor_backend())
             if name == "forward_backward":
                 fn = with_backward(fn, upstream)
-            fn(x, s)  # compiled now, under this switch state
+            with _grad_mode(name):
+                fn(x, s)  # compiled now, under this switch state
             compiled[label] = fn
         hardsigmoid_ops.set_compile_fusion(True)
-        reference = compiled["aten"](x, s)
-        results = {label: compiled[label](x, s) for label in ("fused", "opaque")}
+        with torch.backends.cudnn.flags(deterministic=True, benchmark=False), _grad_mode(name):
+            reference = compiled["aten"](x, s)
+            results = {label: compiled[label](x, s) for label in ("fused", "opaque")}
         if name != "forward_backward":
             reference, results = (reference,), {k: (v,) for k, v in results.items()}
         for got, expected in zip(results["fused"], reference):
@@ -171,7 +216,11 @@ def main():
             torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
         bytes_per_call = x.numel() * x.element_size()
         calls = max(1, int(2e9 / bytes_per_call)) if args.device == "cuda" else 3
-        samples = measure(compiled, (x, s), args.device, args.repetitions, calls)
+        if name in MODELS:
+            calls = 1
+        timed = dict(compiled, copy=lambda x, s: x.clone())
+        with _grad_mode(name):
+            samples = measure(timed, (x, s), args.device, args.repetitions, calls)
         row = {"device": args.device, "dtype": str(dtype).split(".")[1], "case": name,
                "numel": x.numel(), "repetitions": args.repetitions}
         for label in ("fused", "opaque"):
@@ -180,14 +229,14 @@ def main():
             row[f"aten_over_{label}"] = round(median, 4)
             row[f"aten_over_{label}_q1"] = round(q1, 4)
             row[f"aten_over_{label}_q3"] = round(q3, 4)
-        for label in compiled:
+        for label in timed:
             row[f"{label}_ms"] = round(statistics.median(samples[label]), 4)
         rows.append(row)
         print(f"{row['dtype']:9} {name:12} aten/fused {row['aten_over_fused']:.3f} "
               f"[{row['aten_over_fused_q1']:.3f}, {row['aten_over_fused_q3']:.3f}]  "
               f"aten/opaque {row['aten_over_opaque']:.3f}  "
               f"ms: fused {row['fused_ms']:.3f} opaque {row['opaque_ms']:.3f} "
-              f"aten {row['aten_ms']:.3f}", flush=True)
+              f"aten {row['aten_ms']:.3f} copy {row['copy_ms']:.3f}", flush=True)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -1,10 +1,12 @@
-"""Per-call host overhead from Python: torch.ops.hardsigmoid_ops against F.hardsigmoid on a
-16-element tensor, where dispatching costs more than computing. Three calls a user makes:
+"""Per-call host overhead from Python: torch.ops.hardsigmoid_ops ("ours") and the package's typed
+function hardsigmoid_ops.hardsigmoid ("package") against F.hardsigmoid on a 16-element tensor,
+where dispatching costs more than computing. The calls a user makes:
 
   plain            the functional op on a tensor that requires no grad (clone timed beside it)
   recorded         the functional op on a leaf that requires grad: autograd records a node
   recorded_inplace the in-place op on a non-leaf (t * 1) that requires grad: the input saved,
                    the node recorded (the multiplication is in both sides' time)
+  module           hardsigmoid_ops.nn.Hardsigmoid() against nn.Hardsigmoid(), no grad
 
 Prints the medians of alternating samples, so that drift touches both alike.
 
@@ -31,14 +33,21 @@ def sample_us(fn, x, calls, device):
 
 
 def cases(device):
+    import hardsigmoid_ops
+
     ops = torch.ops.hardsigmoid_ops
+    package = hardsigmoid_ops.hardsigmoid
     x = torch.randn(16, device=device)
     leaf = x.clone().requires_grad_()
     return {
-        "plain": (x, {"ours": ops.hardsigmoid, "aten": F.hardsigmoid, "clone": torch.clone}),
-        "recorded": (leaf, {"ours": ops.hardsigmoid, "aten": F.hardsigmoid}),
+        "plain": (x, {"ours": ops.hardsigmoid, "package": package, "aten": F.hardsigmoid,
+                      "clone": torch.clone}),
+        "recorded": (leaf, {"ours": ops.hardsigmoid, "package": package, "aten": F.hardsigmoid}),
         "recorded_inplace": (leaf, {"ours": lambda t: ops.hardsigmoid_(t * 1),
+                                    "package": lambda t: package(t * 1, inplace=True),
                                     "aten": lambda t: F.hardsigmoid(t * 1, inplace=True)}),
+        "module": (x, {"package": hardsigmoid_ops.nn.Hardsigmoid(),
+                       "aten": torch.nn.Hardsigmoid()}),
     }
 
 
@@ -47,6 +56,7 @@ def main():
     device = sys.argv[2] if len(sys.argv) > 2 else "cpu"
     calls = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
     torch.ops.load_library(library)
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "python"))
     for case, (x, functions) in cases(device).items():
         assert torch.equal(torch.ops.hardsigmoid_ops.hardsigmoid(x), F.hardsigmoid(x))
         for fn in functions.values():
@@ -57,8 +67,9 @@ def main():
                 samples[name].append(sample_us(fn, x, calls, device))
         medians = {name: statistics.median(values) for name, values in samples.items()}
         shown = ", ".join(f"{name} {value:.2f} us" for name, value in medians.items())
-        print(f"Python host overhead per call, {device}, 16 elements, {case}: {shown} "
-              f"(ours/aten {medians['ours'] / medians['aten']:.3f})")
+        ratios = ", ".join(f"{name}/aten {medians[name] / medians['aten']:.3f}"
+                           for name in ("ours", "package") if name in medians)
+        print(f"Python host overhead per call, {device}, 16 elements, {case}: {shown} ({ratios})")
 
 
 if __name__ == "__main__":

@@ -71,3 +71,16 @@ def gen(request):
     test_name = f"{request.node.module.__name__}::{request.node.name}"
     request.node.user_properties.append(("hardsigmoid_ops_seed", SEED))
     return torch.Generator().manual_seed(SEED ^ zlib.crc32(test_name.encode()))
+
+
+@pytest.fixture
+def fused_compile():
+    """A test compiling with the package's fusion on (the suite's default), from an empty dynamo
+    cache; the fusion is on again afterwards, whatever the test switched."""
+    import hardsigmoid_ops
+
+    assert hardsigmoid_ops.compile_fusion_enabled()
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+    hardsigmoid_ops.set_compile_fusion(True)

@@ -56,13 +56,7 @@ ATEN = _graphs(F.hardsigmoid, _aten_inplace,
 DIFFERENTIABLE = ("alone", "before", "after", "both", "inplace")
 
 
-@pytest.fixture(autouse=True)
-def fused():
-    assert hardsigmoid_ops.compile_fusion_enabled()
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-    hardsigmoid_ops.set_compile_fusion(True)
+pytestmark = pytest.mark.usefixtures("fused_compile")
 
 
 def _inputs(dtype, device, gen, rows=37, requires_grad=False):
@@ -101,43 +95,46 @@ def test_forward_equals_compiled_aten(device, dtype, name, gen):
     _compare(name, dtype, device, gen, dynamic=False, backward=False)
 
 
-# The in-place op's backward in float16 / bfloat16 is not compiled aten's yet: aten's in-place op
-# is functionalized into hardsigmoid + copy_ before the forward/backward split, and inductor then
-# recomputes the result unrounded inside the backward's fused kernel; ours is functionalized as a
-# custom op (auto_functionalized), decomposed only after the split, and the backward reads the
-# rounded result. Ours then equals eager aten there (test_inplace_half_backward_equals_eager).
-HALF_INPLACE_BACKWARD = pytest.mark.xfail(
-    strict=True, reason="in-place op, half types: the backward reads the rounded in-place result, "
-                        "as eager does; compiled aten's recomputes it unrounded")
-
-
-def _backward_marks(name, dtype):
-    half = dtype in (torch.float16, torch.bfloat16)
-    return [HALF_INPLACE_BACKWARD] if name == "inplace" and half else []
-
-
-@pytest.mark.parametrize("name, dtype", [
-    pytest.param(name, dtype, marks=_backward_marks(name, dtype),
-                 id=f"{name}-{str(dtype).split('.')[1]}")
-    for name in DIFFERENTIABLE for dtype in FLOAT_DTYPES])
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+@dtypes
 def test_backward_equals_compiled_aten(device, dtype, name, gen):
+    # The in-place op in half types checks its functionalization in particular: compiled aten's
+    # backward recomputes the in-place result unrounded inside its fused kernel, and so must ours.
     _compare(name, dtype, device, gen, dynamic=False, backward=True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_inplace_half_backward_equals_eager(device, dtype, gen):
+def test_opaque_inplace_backward_equals_eager(device, dtype, gen):
+    """Fusion off: the in-place op is one opaque call, and the backward reads its stored result,
+    rounded as eager's is (compiled aten's recomputes it unrounded)."""
+    hardsigmoid_ops.set_compile_fusion(False)
     compiled = torch.compile(OURS["inplace"], fullgraph=True)
     x, s = _inputs(dtype, device, gen, requires_grad=True)
     upstream = random_values(37 * 11, dtype, gen).reshape(37, 11).to(device)
     got = _run(compiled, x, s, upstream)
     expected = _run(ATEN["inplace"], x, s, upstream)
-    # The gradient of s is the in-place result times upstream: eager's, bit for bit.
-    assert_identical(got[2], expected[2], inputs=x)
+    for g, e in zip(got, expected):
+        assert_identical(g, e, inputs=x)
+
+
+def test_tracing_outside_compile_keeps_the_inplace_op(device, gen):
+    """The in-place op's decomposition is for torch.compile's functionalization only: make_fx
+    records the op itself."""
+    def f(x):
+        t = x * 2
+        OPS.hardsigmoid_(t)
+        return t
+
+    x, _ = _inputs(torch.float32, device, gen)
+    graph = torch.fx.experimental.proxy_tensor.make_fx(f)(x)
+    targets = {str(node.target) for node in graph.graph.nodes}
+    assert "hardsigmoid_ops.hardsigmoid_.default" in targets, targets
+    assert_identical(graph(x), f(x), inputs=x)
 
 
 @pytest.mark.parametrize("name, dtype", [
     ("both", torch.float32), ("both", torch.bfloat16), ("inplace", torch.float32),
-    pytest.param("inplace", torch.bfloat16, marks=[HALF_INPLACE_BACKWARD])],
+    ("inplace", torch.bfloat16)],
     ids=["both-float32", "both-bfloat16", "inplace-float32", "inplace-bfloat16"])
 def test_dynamic_shapes_without_recompiling(device, dtype, name, gen):
     _compare(name, dtype, device, gen, dynamic=True, backward=True)

@@ -1,14 +1,13 @@
 """TorchScript: modules calling each variant script, save, load and run (the path a C++ program
 loading a saved model takes), and equal aten."""
 
-import warnings
-
 import pytest
 import torch
 import torch.nn.functional as F
 
 from hardsigmoid_testing import FLOAT_DTYPES
 from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.torchscript import script
 from hardsigmoid_testing.values import random_values
 
 
@@ -63,20 +62,12 @@ MODULES = {
 }
 
 
-def _script(module):
-    # torch.jit.script is deprecated in torch 2.11; it is still what TorchScript users call.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*torch.jit.script.*deprecated",
-                                category=DeprecationWarning)
-        return torch.jit.script(module)
-
-
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
 @pytest.mark.parametrize("variant", MODULES)
 def test_script_save_load_run(device, dtype, variant, tmp_path, gen):
     module_class, op_names, aten = MODULES[variant]
     path = tmp_path / f"{variant}.pt"
-    torch.jit.save(_script(module_class()), str(path))
+    torch.jit.save(script(module_class()), str(path))
     loaded = torch.jit.load(str(path), map_location=device)
     # The saved program calls our ops by name (they were neither inlined nor replaced).
     for name in op_names:

@@ -1,10 +1,13 @@
 """Loads libhardsigmoid_ops.so and registers what only Python can register: DTensor sharding,
-and inductor's fusion of the ops under torch.compile (compile_fusion.py).
+and inductor's fusion of the ops under torch.compile (compile_fusion.py). Offers the ops as typed
+functions (functional.py) and as a drop-in for torch.nn.Hardsigmoid (nn.py).
 
     import hardsigmoid_ops          # loads the library when it finds one (see _library.py)
     hardsigmoid_ops.load_library("path/to/libhardsigmoid_ops.so")   # or names it explicitly
 
-    y = torch.ops.hardsigmoid_ops.hardsigmoid(x)   # x a torch.Tensor or a DTensor
+    y = hardsigmoid_ops.hardsigmoid(x)             # x a torch.Tensor or a DTensor
+    y = torch.ops.hardsigmoid_ops.hardsigmoid(x)   # the same op
+    hardsigmoid_ops.replace_hardsigmoid(model)     # every nn.Hardsigmoid in model runs ours
     hardsigmoid_ops.set_compile_fusion(False)      # opaque kernels under torch.compile
 
 The ops themselves are the library's; this package adds no kernels.
@@ -12,10 +15,13 @@ The ops themselves are the library's; this package adds no kernels.
 
 import torch
 
-from . import _library, compile_fusion
+from . import _library, compile_fusion, functional, nn
 from .compile_fusion import compile_fusion_enabled, set_compile_fusion
+from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
+from .nn import replace_hardsigmoid
 
-__all__ = ["compile_fusion_enabled", "load_library", "set_compile_fusion"]
+__all__ = ["compile_fusion_enabled", "hardsigmoid", "hardsigmoid_backward", "hardsigmoid_out",
+           "load_library", "nn", "replace_hardsigmoid", "set_compile_fusion"]
 
 
 def load_library(path=None):
@@ -33,6 +39,7 @@ def load_library(path=None):
 
 
 def _register_python_parts():
+    functional.bind()
     compile_fusion.register()
     # A torch built without distributed support has no DTensor to register with.
     if torch.distributed.is_available():

@@ -6,6 +6,16 @@ to aten's own op (the in-place and out ops to a copy of aten's result), so a com
 graph compiled with aten's hardsigmoid, fused the same way and bitwise equal to it. Eager calls
 never see the table, and torch.export keeps the hardsigmoid_ops ops (it does not use it).
 
+The in-place op needs one more step to stay bitwise equal to aten's in the backward of half types.
+AOTAutograd functionalizes aten's in-place op into hardsigmoid + copy_ before it splits the joint
+graph, so the partitioner may recompute the result inside the backward's fused kernel; a custom
+in-place op it would wrap whole (auto_functionalized) and decompose only after the split, and the
+backward would read the stored, rounded result instead. So the in-place op also gets a Python-only
+CompositeImplicitAutograd kernel (never seen by the C++ dispatcher, so eager calls and the library's
+autograd are untouched), which functionalization calls for mutating ops: while inductor traces, it
+turns the op into aten's functional op and a copy_, like aten's own in-place op. Anywhere else
+(torch.export among them) it declines, and the graph keeps the op.
+
 Registering is lazy: inductor's decomposition module takes seconds to import, so the entries are
 added when torch imports it (at the first torch.compile), or at once if it is already imported.
 
@@ -28,7 +38,7 @@ _DECOMPOSITION_MODULE = "torch._inductor.decomposition"
 _TAG_PREFIX = "hardsigmoid_ops-compile-fusion-"
 # Part of the tag: raise it when the entries change, so that graphs cached with the old ones are
 # not served.
-_ENTRIES_VERSION = 1
+_ENTRIES_VERSION = 2
 
 _enabled = os.environ.get(ENV, "1") not in ("0", "false", "False", "off")
 
@@ -39,6 +49,33 @@ def _inplace(self):
 
 def _out(self, out):
     out.copy_(torch.ops.aten.hardsigmoid.default(self))
+
+
+def _inplace_when_functionalized(self):
+    """The in-place op's Python-only CompositeImplicitAutograd kernel: aten's functional op and a
+    copy_ when functionalization asks for it while tracing with a decomposition table that holds
+    this module's entries, which is inductor's; NotImplemented (keep the op as it is) anywhere
+    else: fake-tensor tracing, torch.export and its run_decompositions, make_fx, other backends,
+    fusion switched off. (FunctionalTensorMode's own `export` flag is not set by torch.export in
+    torch 2.11, so the table is the signal.)"""
+    from torch._subclasses.functional_tensor import FunctionalTensorMode
+    from torch.fx.experimental import proxy_tensor
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    op = torch.ops.hardsigmoid_ops.hardsigmoid_.default
+    tracing_for_inductor = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op) is _inplace
+    if not (_enabled and tracing_for_inductor
+            and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
+        return NotImplemented
+    _inplace(self)
+    return None
+
+
+def _register_functionalization():
+    op = torch.ops.hardsigmoid_ops.hardsigmoid_.default
+    key = torch._C.DispatchKey.CompositeImplicitAutograd
+    if key not in op.py_kernels:
+        op.py_impl(key)(_inplace_when_functionalized)
 
 
 def _entries():
@@ -103,6 +140,7 @@ class _WhenInductorDecompositionsLoad(importlib.abc.MetaPathFinder):
 def register():
     """Called once the ops exist: applies the switch's state now, or when inductor loads."""
     _tag_cache_keys()
+    _register_functionalization()
     module = sys.modules.get(_DECOMPOSITION_MODULE)
     if module is not None:
         _apply(module)

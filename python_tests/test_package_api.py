@@ -1,0 +1,160 @@
+"""The package's typed functions, its nn.Hardsigmoid and replace_hardsigmoid: aten's results bit
+for bit, aten's conventions (inplace returns its input, out returns out), and every entry point
+a user takes them through: eager, autograd, torch.compile, torch.export, TorchScript."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import hardsigmoid_ops
+from hardsigmoid_testing import FLOAT_DTYPES
+from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.torchscript import script
+from hardsigmoid_testing.values import random_values
+
+dtypes = pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
+
+
+def _x(dtype, device, gen, n=1031):
+    return random_values(n, dtype, gen).to(device)
+
+
+@dtypes
+def test_functions_equal_aten(device, dtype, gen):
+    x = _x(dtype, device, gen)
+    assert_identical(hardsigmoid_ops.hardsigmoid(x), F.hardsigmoid(x), inputs=x)
+    y = x.clone()
+    assert hardsigmoid_ops.hardsigmoid(y, inplace=True) is y
+    assert_identical(y, F.hardsigmoid(x), inputs=x)
+    out = torch.empty_like(x)
+    assert hardsigmoid_ops.hardsigmoid_out(x, out) is out
+    assert_identical(out, F.hardsigmoid(x), inputs=x)
+    g = _x(dtype, device, gen)
+    assert_identical(hardsigmoid_ops.hardsigmoid_backward(g, x),
+                     torch.ops.aten.hardsigmoid_backward(g, x), inputs=x)
+
+
+def test_functions_take_keywords_as_aten_names_them(device, gen):
+    x = _x(torch.float32, device, gen)
+    assert_identical(hardsigmoid_ops.hardsigmoid(input=x, inplace=False), F.hardsigmoid(x))
+
+
+def test_function_gradient_equals_aten(device, gen):
+    x = _x(torch.float64, device, gen).requires_grad_()
+    g = _x(torch.float64, device, gen)
+    ours, = torch.autograd.grad(hardsigmoid_ops.hardsigmoid(x), x, g)
+    aten, = torch.autograd.grad(F.hardsigmoid(x), x, g)
+    assert_identical(ours, aten, inputs=x)
+
+
+def test_inplace_function_follows_autograds_rules(device, gen):
+    leaf = _x(torch.float32, device, gen).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        hardsigmoid_ops.hardsigmoid(leaf, inplace=True)
+    t = leaf * 1
+    g = _x(torch.float32, device, gen)
+    ours, = torch.autograd.grad(hardsigmoid_ops.hardsigmoid(t, inplace=True), leaf, g)
+    aten, = torch.autograd.grad(F.hardsigmoid(leaf * 1, inplace=True), leaf, g)
+    assert_identical(ours, aten)
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["functional", "inplace"])
+def test_functions_compile_without_graph_breaks(device, inplace, gen, fused_compile):
+    x = _x(torch.float32, device, gen)
+    compiled = torch.compile(lambda t: hardsigmoid_ops.hardsigmoid(t * 2, inplace) + 1,
+                             fullgraph=True)
+    assert_identical(compiled(x), F.hardsigmoid(x * 2) + 1, inputs=x)
+    out = torch.empty_like(x)
+    compiled_out = torch.compile(lambda t, o: hardsigmoid_ops.hardsigmoid_out(t, o) * 2,
+                                 fullgraph=True)
+    assert_identical(compiled_out(x, out), F.hardsigmoid(x) * 2, inputs=x)
+    assert_identical(out, F.hardsigmoid(x), inputs=x)
+
+
+def test_functions_export_as_the_ops(device, gen):
+    class Gate(torch.nn.Module):
+        def forward(self, x):
+            return hardsigmoid_ops.hardsigmoid(x) * x
+
+    x = _x(torch.float32, device, gen)
+    program = torch.export.export(Gate(), (x,))
+    assert "hardsigmoid_ops.hardsigmoid.default" in {str(n.target) for n in program.graph.nodes}
+    assert_identical(program.module()(x), F.hardsigmoid(x) * x, inputs=x)
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["functional", "inplace"])
+def test_module_is_a_drop_in(device, inplace, gen):
+    module = hardsigmoid_ops.nn.Hardsigmoid(inplace=inplace)
+    assert isinstance(module, torch.nn.Hardsigmoid)
+    assert module.inplace is inplace
+    assert repr(module) == repr(torch.nn.Hardsigmoid(inplace=inplace))
+    x = _x(torch.float32, device, gen)
+    y = x.clone()
+    result = module(y)
+    assert (result is y) is inplace
+    assert_identical(result, F.hardsigmoid(x), inputs=x)
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["functional", "inplace"])
+def test_module_scripts_exports_and_compiles(device, inplace, gen, fused_compile):
+    module = hardsigmoid_ops.nn.Hardsigmoid(inplace=inplace)
+    x = _x(torch.float32, device, gen)
+    scripted = script(module)
+    op = "hardsigmoid_" if inplace else "hardsigmoid"
+    assert f"hardsigmoid_ops::{op}(" in str(scripted.graph)
+    assert_identical(scripted(x.clone()), F.hardsigmoid(x), inputs=x)
+    if not inplace:
+        program = torch.export.export(module, (x,))
+        assert_identical(program.module()(x), F.hardsigmoid(x), inputs=x)
+    compiled = torch.compile(torch.nn.Sequential(torch.nn.Identity(), module), fullgraph=True)
+    assert_identical(compiled(x * 1), F.hardsigmoid(x), inputs=x)
+
+
+def test_replace_counts_and_keeps_each_modules_identity_and_hooks():
+    class Own(torch.nn.Hardsigmoid):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    inner = torch.nn.Hardsigmoid(inplace=True)
+    calls = []
+    inner.register_forward_hook(lambda *args: calls.append(1))
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), inner,
+                                torch.nn.Sequential(torch.nn.Hardsigmoid(), Own()))
+    assert hardsigmoid_ops.replace_hardsigmoid(model) == 2
+    assert model[1] is inner and type(inner) is hardsigmoid_ops.nn.Hardsigmoid and inner.inplace
+    assert type(model[2][0]) is hardsigmoid_ops.nn.Hardsigmoid
+    assert type(model[2][1]) is Own, "a user's own subclass keeps its forward"
+    x = torch.randn(3, 4)
+    expected = F.hardsigmoid(F.hardsigmoid(model[0](x)))
+    assert_identical(model(x), F.hardsigmoid(expected) * 2)
+    assert calls == [1], "the forward hook survived the swap"
+    assert hardsigmoid_ops.replace_hardsigmoid(model) == 0
+
+
+def test_replace_swaps_the_root_too():
+    root = torch.nn.Hardsigmoid()
+    assert hardsigmoid_ops.replace_hardsigmoid(root) == 1
+    assert type(root) is hardsigmoid_ops.nn.Hardsigmoid
+
+
+def test_functions_before_the_library_is_loaded_say_so(tmp_path):
+    """A copy of the package where no library is found: the import works, a call names the way
+    to load the library."""
+    shutil.copytree(REPO_ROOT / "python" / "hardsigmoid_ops", tmp_path / "pkg" / "hardsigmoid_ops")
+    script_text = (
+        "import torch, hardsigmoid_ops\n"
+        "try:\n"
+        "    hardsigmoid_ops.hardsigmoid(torch.ones(2))\n"
+        "except RuntimeError as e:\n"
+        "    print('raised:', e)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "pkg")}
+    result = subprocess.run([sys.executable, "-c", script_text], env=env, capture_output=True,
+                            text=True, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "raised: hardsigmoid_ops: the library is not loaded" in result.stdout, result.stdout
