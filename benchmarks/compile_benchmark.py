@@ -237,11 +237,11 @@ def main():
               f"aten/opaque {row['aten_over_opaque']:.3f}  "
               f"ms: fused {row['fused_ms']:.3f} opaque {row['opaque_ms']:.3f} "
               f"aten {row['aten_ms']:.3f} copy {row['copy_ms']:.3f}", flush=True)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        if args.csv:  # rewritten after every case, so that a run cut short keeps its rows
+            with open(args.csv, "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
 
 
 if __name__ == "__main__":
