@@ -11,7 +11,8 @@ same model after hardsigmoid_ops.replace_hardsigmoid.
 Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
 quartiles, and the median milliseconds of each, and of a plain copy of the first input (eager
 clone) for scale. Every compiled graph is checked against aten's compiled graph first (bitwise
-for the fused one; convolutions then run cuDNN's deterministic algorithms).
+for the fused one). cuDNN runs its deterministic algorithms throughout, so that the convolutions
+repeat exactly (switching between compiling and checking would change their output layouts).
 
     python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]
 """
@@ -176,6 +177,7 @@ def main():
     parser.add_argument("--cases", nargs="*", help="only these case names (default: all)")
     args = parser.parse_args()
     torch.ops.load_library(args.library)
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "python"))
     import hardsigmoid_ops
 
@@ -205,7 +207,7 @@ def main():
                 fn(x, s)  # compiled now, under this switch state
             compiled[label] = fn
         hardsigmoid_ops.set_compile_fusion(True)
-        with torch.backends.cudnn.flags(deterministic=True, benchmark=False), _grad_mode(name):
+        with _grad_mode(name):
             reference = compiled["aten"](x, s)
             results = {label: compiled[label](x, s) for label in ("fused", "opaque")}
         if name != "forward_backward":

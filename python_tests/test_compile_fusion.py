@@ -5,6 +5,7 @@ the opaque kernels; the on-disk caches never hand one state's graph to the other
 keeps our ops."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -170,6 +171,31 @@ def test_fused_code_calls_no_library_kernel(device, name, gen):
     torch._dynamo.reset()
     hardsigmoid_ops.set_compile_fusion(False)
     assert LIBRARY_CALL in _generated_code(OURS[name], x, s)
+
+
+def _normalized(code):
+    """Generated code without what names its origin: comments, cache paths, hashes."""
+    code = re.sub(r"#.*", "", code)
+    code = re.sub(r"/tmp/\S+", "", code)
+    return re.sub(r"\b[a-z0-9]{20,}\b", "<hash>", code)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+@pytest.mark.parametrize("name", OURS)
+def test_fused_code_is_atens_code(device, dtype, name, gen):
+    """The whole generated program, forward and backward where differentiable, is the one
+    compiled from aten's graph: then any time difference between the two is noise."""
+    backward = name in DIFFERENTIABLE
+    x, s = _inputs(dtype, device, gen, requires_grad=backward)
+    upstream = random_values(37 * 11, dtype, gen).reshape(37, 11).to(device)
+
+    def code(fn):
+        torch._dynamo.reset()
+        compiled = torch.compile(fn, fullgraph=True)
+        run = (lambda a, b: _run(compiled, a, b, upstream)) if backward else compiled
+        return _normalized("\n".join(run_and_get_code(run, x, s)[1]))
+
+    assert code(OURS[name]) == code(ATEN[name])
 
 
 def test_switching_off_leaves_the_opaque_kernel(device, gen):

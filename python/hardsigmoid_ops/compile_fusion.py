@@ -6,15 +6,16 @@ to aten's own op (the in-place and out ops to a copy of aten's result), so a com
 graph compiled with aten's hardsigmoid, fused the same way and bitwise equal to it. Eager calls
 never see the table, and torch.export keeps the hardsigmoid_ops ops (it does not use it).
 
-The in-place op needs one more step to stay bitwise equal to aten's in the backward of half types.
-AOTAutograd functionalizes aten's in-place op into hardsigmoid + copy_ before it splits the joint
-graph, so the partitioner may recompute the result inside the backward's fused kernel; a custom
-in-place op it would wrap whole (auto_functionalized) and decompose only after the split, and the
-backward would read the stored, rounded result instead. So the in-place op also gets a Python-only
-CompositeImplicitAutograd kernel (never seen by the C++ dispatcher, so eager calls and the library's
-autograd are untouched), which functionalization calls for mutating ops: while inductor traces, it
-turns the op into aten's functional op and a copy_, like aten's own in-place op. Anywhere else
-(torch.export among them) it declines, and the graph keeps the op.
+The in-place and out ops need one more step to give aten's graph exactly. AOTAutograd
+functionalizes aten's in-place op into hardsigmoid + copy_ before it splits the joint graph, so
+the partitioner may recompute the result inside the backward's fused kernel; a custom mutating op
+it would wrap whole (auto_functionalized) and decompose only after the split: the backward would
+read the stored, rounded result instead (gradients differ in half types), and the out op's kernel
+would write into out's buffer where aten's writes a new one. So each of the two also gets a
+Python-only CompositeImplicitAutograd kernel (never seen by the C++ dispatcher, so eager calls and
+the library's autograd are untouched), which functionalization calls for mutating ops: while
+inductor traces, it calls aten's own in-place or out op, which functionalization then treats as
+in aten's graph. Anywhere else (torch.export among them) it declines, and the graph keeps the op.
 
 Registering is lazy: inductor's decomposition module takes seconds to import, so the entries are
 added when torch imports it (at the first torch.compile), or at once if it is already imported.
@@ -38,7 +39,7 @@ _DECOMPOSITION_MODULE = "torch._inductor.decomposition"
 _TAG_PREFIX = "hardsigmoid_ops-compile-fusion-"
 # Part of the tag: raise it when the entries change, so that graphs cached with the old ones are
 # not served.
-_ENTRIES_VERSION = 2
+_ENTRIES_VERSION = 3
 
 _enabled = os.environ.get(ENV, "1") not in ("0", "false", "False", "off")
 
@@ -51,31 +52,37 @@ def _out(self, out):
     out.copy_(torch.ops.aten.hardsigmoid.default(self))
 
 
-def _inplace_when_functionalized(self):
-    """The in-place op's Python-only CompositeImplicitAutograd kernel: aten's functional op and a
-    copy_ when functionalization asks for it while tracing with a decomposition table that holds
-    this module's entries, which is inductor's; NotImplemented (keep the op as it is) anywhere
-    else: fake-tensor tracing, torch.export and its run_decompositions, make_fx, other backends,
-    fusion switched off. (FunctionalTensorMode's own `export` flag is not set by torch.export in
-    torch 2.11, so the table is the signal.)"""
-    from torch._subclasses.functional_tensor import FunctionalTensorMode
-    from torch.fx.experimental import proxy_tensor
-    from torch.utils._python_dispatch import _get_current_dispatch_mode
+def _as_atens_when_functionalized(op, atens, entry):
+    """A Python-only CompositeImplicitAutograd kernel for a mutating op: aten's own mutating op
+    when functionalization asks for it while tracing with a decomposition table that holds this
+    module's `entry` for the op, which is inductor's; NotImplemented (keep the op as it is)
+    anywhere else: fake-tensor tracing, torch.export and its run_decompositions, make_fx, other
+    backends, fusion switched off. (FunctionalTensorMode's own `export` flag is not set by
+    torch.export in torch 2.11, so the table is the signal.)"""
 
-    op = torch.ops.hardsigmoid_ops.hardsigmoid_.default
-    tracing_for_inductor = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op) is _inplace
-    if not (_enabled and tracing_for_inductor
-            and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
-        return NotImplemented
-    _inplace(self)
-    return None
+    def kernel(*args):
+        from torch._subclasses.functional_tensor import FunctionalTensorMode
+        from torch.fx.experimental import proxy_tensor
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+        tracing_for_inductor = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op) is entry
+        if not (_enabled and tracing_for_inductor
+                and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
+            return NotImplemented
+        atens(*args)
+        return None
+
+    return kernel
 
 
 def _register_functionalization():
-    op = torch.ops.hardsigmoid_ops.hardsigmoid_.default
+    ops, aten = torch.ops.hardsigmoid_ops, torch.ops.aten
     key = torch._C.DispatchKey.CompositeImplicitAutograd
-    if key not in op.py_kernels:
-        op.py_impl(key)(_inplace_when_functionalized)
+    atens_out = lambda self, out: aten.hardsigmoid.out(self, out=out)  # noqa: E731
+    for op, atens, entry in ((ops.hardsigmoid_.default, aten.hardsigmoid_.default, _inplace),
+                             (ops.hardsigmoid_out.default, atens_out, _out)):
+        if key not in op.py_kernels:
+            op.py_impl(key)(_as_atens_when_functionalized(op, atens, entry))
 
 
 def _entries():
