@@ -10,8 +10,9 @@ same model after hardsigmoid_ops.replace_hardsigmoid.
 
 Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
 quartiles, and the median milliseconds of each, and of a plain copy of the first input (eager
-clone) for scale. Every compiled graph is checked against aten's compiled graph first (bitwise
-for the fused one). cuDNN runs its deterministic algorithms throughout, so that the convolutions
+clone) for scale, and of aten's graph compiled a second time (the control: the spread between two
+compiles of one graph). Every compiled graph is checked against aten's compiled graph first
+(bitwise for the fused one, where aten's two compiles agree bitwise). cuDNN runs its deterministic algorithms throughout, so that the convolutions
 repeat exactly (switching between compiling and checking would change their output layouts).
 
     python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]
@@ -195,8 +196,12 @@ def main():
         ours, aten = implementations(name, dtype, args.device)
         torch._dynamo.reset()
         compiled = {}
+        # aten_again: aten's graph compiled a second time, the control. Inductor autotunes each
+        # compile on the device (kernel configs, reduction splits), so two compiles of one graph
+        # may differ in time and, through reduction order, in bits: aten over aten_again is the
+        # spread any ratio here carries.
         for label, fusion, fn in (("fused", True, ours), ("opaque", False, ours),
-                                  ("aten", True, aten)):
+                                  ("aten", True, aten), ("aten_again", True, aten)):
             hardsigmoid_ops.set_compile_fusion(fusion)
             # A backend object of its own: dynamo guards on the backend, so the fused and the
             # opaque compilation of the same function are separate entries of its cache.
@@ -208,24 +213,29 @@ def main():
             compiled[label] = fn
         hardsigmoid_ops.set_compile_fusion(True)
         with _grad_mode(name):
-            reference = compiled["aten"](x, s)
-            results = {label: compiled[label](x, s) for label in ("fused", "opaque")}
+            results = {label: compiled[label](x, s) for label in compiled}
         if name != "forward_backward":
-            reference, results = (reference,), {k: (v,) for k, v in results.items()}
-        for got, expected in zip(results["fused"], reference):
-            assert torch.equal(got, expected), (name, dtype)
-        for got, expected in zip(results["opaque"], reference):
-            torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
+            results = {k: (v,) for k, v in results.items()}
+        # Bitwise where aten's graph repeats itself across compiles; else as close as aten's two
+        # compiles are to each other.
+        repeatable = all(torch.equal(a, b) for a, b in zip(results["aten"], results["aten_again"]))
+        for label in ("fused", "opaque"):
+            for got, expected in zip(results[label], results["aten"]):
+                if label == "fused" and repeatable:
+                    assert torch.equal(got, expected), (name, dtype)
+                else:
+                    torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
         bytes_per_call = x.numel() * x.element_size()
         calls = max(1, int(2e9 / bytes_per_call)) if args.device == "cuda" else 3
         if name in MODELS:
-            calls = 1
+            calls = 10 if args.device == "cuda" else 1
         timed = dict(compiled, copy=lambda x, s: x.clone())
         with _grad_mode(name):
             samples = measure(timed, (x, s), args.device, args.repetitions, calls)
         row = {"device": args.device, "dtype": str(dtype).split(".")[1], "case": name,
                "numel": x.numel(), "repetitions": args.repetitions}
-        for label in ("fused", "opaque"):
+        row["fused_bitwise_checked"] = repeatable
+        for label in ("fused", "opaque", "aten_again"):
             ratios = [a / o for a, o in zip(samples["aten"], samples[label])]
             q1, median, q3 = quartiles(ratios)
             row[f"aten_over_{label}"] = round(median, 4)
@@ -237,6 +247,9 @@ def main():
         print(f"{row['dtype']:9} {name:12} aten/fused {row['aten_over_fused']:.3f} "
               f"[{row['aten_over_fused_q1']:.3f}, {row['aten_over_fused_q3']:.3f}]  "
               f"aten/opaque {row['aten_over_opaque']:.3f}  "
+              f"aten/aten_again {row['aten_over_aten_again']:.3f} "
+              f"[{row['aten_over_aten_again_q1']:.3f}, {row['aten_over_aten_again_q3']:.3f}]  "
+              f"{'bitwise' if repeatable else 'not repeatable'}  "
               f"ms: fused {row['fused_ms']:.3f} opaque {row['opaque_ms']:.3f} "
               f"aten {row['aten_ms']:.3f} copy {row['copy_ms']:.3f}", flush=True)
         if args.csv:  # rewritten after every case, so that a run cut short keeps its rows
