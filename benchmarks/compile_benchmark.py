@@ -16,6 +16,7 @@ compiles of one graph). Every compiled graph is checked against aten's compiled 
 repeat exactly (switching between compiling and checking would change their output layouts).
 
     python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]
+                                           [--aten-first]
 """
 
 import argparse
@@ -176,6 +177,8 @@ def main():
     parser.add_argument("--csv")
     parser.add_argument("--repetitions", type=int, default=15)
     parser.add_argument("--cases", nargs="*", help="only these case names (default: all)")
+    parser.add_argument("--aten-first", action="store_true",
+                        help="compile aten's graphs before ours (default: ours first)")
     args = parser.parse_args()
     torch.ops.load_library(args.library)
     torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
@@ -200,8 +203,13 @@ def main():
         # compile on the device (kernel configs, reduction splits), so two compiles of one graph
         # may differ in time and, through reduction order, in bits: aten over aten_again is the
         # spread any ratio here carries.
-        for label, fusion, fn in (("fused", True, ours), ("opaque", False, ours),
-                                  ("aten", True, aten), ("aten_again", True, aten)):
+        # On CPU the order of compiling matters: a graph compiled later in a case ran up to 12 %
+        # faster than the same code compiled earlier (NOTES.md); --aten-first reverses it.
+        variants = [("fused", True, ours), ("opaque", False, ours),
+                    ("aten", True, aten), ("aten_again", True, aten)]
+        if args.aten_first:
+            variants = variants[2:] + variants[:2]
+        for label, fusion, fn in variants:
             hardsigmoid_ops.set_compile_fusion(fusion)
             # A backend object of its own: dynamo guards on the backend, so the fused and the
             # opaque compilation of the same function are separate entries of its cache.
@@ -214,17 +222,25 @@ def main():
         hardsigmoid_ops.set_compile_fusion(True)
         with _grad_mode(name):
             results = {label: compiled[label](x, s) for label in compiled}
+            results["aten_rerun"] = compiled["aten"](x, s)
         if name != "forward_backward":
             results = {k: (v,) for k, v in results.items()}
-        # Bitwise where aten's graph repeats itself across compiles; else as close as aten's two
-        # compiles are to each other.
-        repeatable = all(torch.equal(a, b) for a, b in zip(results["aten"], results["aten_again"]))
+
+        def same(a, b):
+            return all(torch.equal(u, v) for u, v in zip(results[a], results[b]))
+
+        # Bitwise where aten's graph repeats itself, from one call to the next and across
+        # compiles; else as close as aten's runs are to each other.
+        runs_repeat, compiles_repeat = same("aten", "aten_rerun"), same("aten", "aten_again")
+        repeatable = runs_repeat and compiles_repeat
+        fused_equal = same("fused", "aten")
+        if repeatable and not fused_equal:
+            worst = max((g - e).abs().max().item() for g, e in zip(results["fused"], results["aten"]))
+            print(f"MISMATCH {name} {dtype}: fused differs from aten's graph, which repeats; "
+                  f"largest difference {worst:g}", flush=True)
         for label in ("fused", "opaque"):
             for got, expected in zip(results[label], results["aten"]):
-                if label == "fused" and repeatable:
-                    assert torch.equal(got, expected), (name, dtype)
-                else:
-                    torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
+                torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-3)
         bytes_per_call = x.numel() * x.element_size()
         calls = max(1, int(2e9 / bytes_per_call)) if args.device == "cuda" else 3
         if name in MODELS:
@@ -234,7 +250,8 @@ def main():
             samples = measure(timed, (x, s), args.device, args.repetitions, calls)
         row = {"device": args.device, "dtype": str(dtype).split(".")[1], "case": name,
                "numel": x.numel(), "repetitions": args.repetitions}
-        row["fused_bitwise_checked"] = repeatable
+        row["aten_runs_repeat"], row["aten_compiles_repeat"] = runs_repeat, compiles_repeat
+        row["fused_bitwise_equal"] = fused_equal
         for label in ("fused", "opaque", "aten_again"):
             ratios = [a / o for a, o in zip(samples["aten"], samples[label])]
             q1, median, q3 = quartiles(ratios)
@@ -249,7 +266,8 @@ def main():
               f"aten/opaque {row['aten_over_opaque']:.3f}  "
               f"aten/aten_again {row['aten_over_aten_again']:.3f} "
               f"[{row['aten_over_aten_again_q1']:.3f}, {row['aten_over_aten_again_q3']:.3f}]  "
-              f"{'bitwise' if repeatable else 'not repeatable'}  "
+              f"fused {'bitwise' if fused_equal else 'close'} (aten repeats: runs "
+              f"{runs_repeat}, compiles {compiles_repeat})  "
               f"ms: fused {row['fused_ms']:.3f} opaque {row['opaque_ms']:.3f} "
               f"aten {row['aten_ms']:.3f} copy {row['copy_ms']:.3f}", flush=True)
         if args.csv:  # rewritten after every case, so that a run cut short keeps its rows

@@ -1,16 +1,31 @@
-# `cmake --install` makes a CMake package: include/hardsigmoid_ops/hardsigmoid.h, the library, and
-# lib/cmake/HardsigmoidOps/ with HardsigmoidOpsConfig.cmake, its version file and the imported
-# target HardsigmoidOps::hardsigmoid_ops (which carries the link option that keeps the
-# registrations). Consumers: find_package(HardsigmoidOps) with torch's prefix on the search path.
+# `cmake --install` makes a CMake package: include/hardsigmoid_ops/hardsigmoid.h, the library, the
+# build record hardsigmoid_ops_build.json beside it, and lib/cmake/HardsigmoidOps/ with
+# HardsigmoidOpsConfig.cmake, its version file and the imported target
+# HardsigmoidOps::hardsigmoid_ops (which carries the link option that keeps the registrations).
+# Consumers: find_package(HardsigmoidOps) with torch's prefix on the search path. pip's build
+# installs the same tree into the Python package (pyproject.toml).
 include(CMakePackageConfigHelpers)
 
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
-# The installed library finds libtorch (and the CUDA libraries) where it was linked against them.
-set_target_properties(hardsigmoid_ops PROPERTIES INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib"
-                                                 INSTALL_RPATH_USE_LINK_PATH ON)
+# The installed library finds libtorch (and the CUDA libraries) where it was linked against them,
+# or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it.
+set_target_properties(hardsigmoid_ops PROPERTIES
+  INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib;$ORIGIN/../../torch/lib"
+  INSTALL_RPATH_USE_LINK_PATH ON)
+
+# What the library was built against, read by the Python package before it loads the library, so
+# that a torch of another version gets an error naming both instead of a missing symbol.
+if(HARDSIGMOID_OPS_WITH_CUDA)
+  set(_with_cuda true)
+else()
+  set(_with_cuda false)
+endif()
+file(WRITE "${CMAKE_BINARY_DIR}/hardsigmoid_ops_build.json"
+  "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}}\n")
 
 install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES "${CMAKE_BINARY_DIR}/hardsigmoid_ops_build.json" DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ops/hardsigmoid.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hardsigmoid_ops)
 install(EXPORT HardsigmoidOpsTargets NAMESPACE HardsigmoidOps::
         DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})

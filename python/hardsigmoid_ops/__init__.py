@@ -20,8 +20,14 @@ from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
 from .nn import replace_hardsigmoid
 
-__all__ = ["compile_fusion_enabled", "hardsigmoid", "hardsigmoid_backward", "hardsigmoid_out",
-           "load_library", "nn", "replace_hardsigmoid", "set_compile_fusion"]
+__all__ = ["cmake_prefix_path", "compile_fusion_enabled", "hardsigmoid", "hardsigmoid_backward",
+           "hardsigmoid_out", "load_library", "nn", "replace_hardsigmoid", "set_compile_fusion"]
+
+# Where find_package(HardsigmoidOps) finds the installed CMake package (a pip install), as
+# torch.utils.cmake_prefix_path finds torch's:
+#   cmake -DCMAKE_PREFIX_PATH="$(python -c 'import hardsigmoid_ops, torch;
+#       print(hardsigmoid_ops.cmake_prefix_path + ";" + torch.utils.cmake_prefix_path)')" ...
+cmake_prefix_path = _library.CMAKE_PREFIX_PATH
 
 
 def load_library(path=None):

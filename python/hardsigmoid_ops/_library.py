@@ -4,11 +4,18 @@ Where the library is looked for, first match wins:
 
 1. the path given to ``load_library(path)``;
 2. the environment variable ``HARDSIGMOID_OPS_LIBRARY``;
-3. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
+3. ``lib/`` inside this package, where ``pip install`` puts it (the package directory is then the
+   install prefix of the CMake package too: ``cmake_prefix_path``);
+4. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
    install prefix laid out as ``<prefix>/python/hardsigmoid_ops`` and ``<prefix>/lib``, or this
    source tree with its default ``build/`` directory.
+
+Beside the library, ``hardsigmoid_ops_build.json`` (written by the CMake build) records the torch it
+was built against; loading it into another torch raises ImportError naming both, where the loader
+would only report a missing symbol.
 """
 
+import json
 import os
 import pathlib
 
@@ -16,10 +23,14 @@ import torch
 
 LIBRARY_NAME = "libhardsigmoid_ops.so"
 LIBRARY_ENV = "HARDSIGMOID_OPS_LIBRARY"
+BUILD_RECORD = "hardsigmoid_ops_build.json"
 
 _PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 _PREFIX = _PACKAGE_DIR.parent.parent
-_SEARCH_DIRS = (_PACKAGE_DIR, _PREFIX / "lib", _PREFIX / "build")
+_SEARCH_DIRS = (_PACKAGE_DIR / "lib", _PACKAGE_DIR / "lib64", _PACKAGE_DIR, _PREFIX / "lib",
+                _PREFIX / "build")
+# The prefix find_package(HardsigmoidOps) searches in a pip install: the package directory.
+CMAKE_PREFIX_PATH = str(_PACKAGE_DIR)
 
 
 def ops_registered():
@@ -43,6 +54,26 @@ def configured_path():
     return None
 
 
+def check_built_for_this_torch(path):
+    """Raises ImportError when the build record beside the library at `path` names another torch
+    than the one imported. A library without a record (copied on its own) is not checked."""
+    record = pathlib.Path(path).parent / BUILD_RECORD
+    if not record.is_file():
+        return
+    built = json.loads(record.read_text())
+    built_version = built["torch_version"]
+    running = torch.__version__.split("+")[0]
+    if built_version != running:
+        raise ImportError(
+            f"hardsigmoid_ops: {path} was built against torch {built_version}, but this is torch "
+            f"{torch.__version__}; a library built against one torch loads only in that version. "
+            f"Rebuild it here (pip install --no-build-isolation <source>, or the CMake build).")
+    if built.get("cuda") and not torch.backends.cuda.is_built():
+        raise ImportError(
+            f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
+            f"{torch.__version__} has no CUDA; rebuild it against this torch.")
+
+
 def load(path):
     """Loads the library at `path` once. torch.ops.load_library dlopens by real path, and dlopen of
     a path already open does not run the library's registrations again; a second copy of the
@@ -60,4 +91,5 @@ def load(path):
             f"hardsigmoid_ops: the ops are already registered (from {origin}); not loading a "
             f"second copy from {path}"
         )
+    check_built_for_this_torch(real)
     torch.ops.load_library(real)

@@ -1,0 +1,121 @@
+"""pip: the package built as a wheel from this checkout (pip wheel --no-build-isolation), installed
+into a fresh virtual environment, then used from another directory as a user would: import
+hardsigmoid_ops, the functions, the module, replace_hardsigmoid, torch.compile; a C++ project
+finding the CMake package through hardsigmoid_ops.cmake_prefix_path; and the refusal of another
+torch. One build for all (a few minutes: the library, CUDA kernels included where nvcc is found).
+
+The environment reuses this one's packages (torch, scikit-build-core) through a .pth file instead
+of downloading them again, and pip runs with --no-index, so nothing is fetched.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from hardsigmoid_testing.config import REPO_ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="no cmake on PATH")
+
+USE = """
+import pathlib, sys, torch, torch.nn.functional as F
+import hardsigmoid_ops
+package = pathlib.Path(hardsigmoid_ops.__file__).parent
+assert str(package).startswith(sys.prefix), package
+x = torch.randn(1031)
+assert torch.equal(hardsigmoid_ops.hardsigmoid(x), F.hardsigmoid(x))
+y = x.clone()
+assert hardsigmoid_ops.hardsigmoid(y, inplace=True) is y and torch.equal(y, F.hardsigmoid(x))
+out = torch.empty_like(x)
+assert hardsigmoid_ops.hardsigmoid_out(x, out) is out and torch.equal(out, F.hardsigmoid(x))
+g = torch.randn(1031)
+assert torch.equal(hardsigmoid_ops.hardsigmoid_backward(g, x),
+                   torch.ops.aten.hardsigmoid_backward(g, x))
+model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Hardsigmoid())
+assert hardsigmoid_ops.replace_hardsigmoid(model) == 1
+assert type(model[1]) is hardsigmoid_ops.nn.Hardsigmoid
+a = torch.randn(4, 8)
+assert torch.equal(model(a), F.hardsigmoid(model[0](a)))
+compiled = torch.compile(lambda t: hardsigmoid_ops.hardsigmoid(t) * t, fullgraph=True)
+assert torch.equal(compiled(x), torch.compile(lambda t: F.hardsigmoid(t) * t)(x))
+print("cmake_prefix_path=" + hardsigmoid_ops.cmake_prefix_path)
+print("torch_prefix=" + torch.utils.cmake_prefix_path)
+print("library=" + torch.ops.loaded_libraries.pop())
+"""
+
+
+def _run(command, cwd, env, timeout=1800):
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                            timeout=timeout)
+    assert result.returncode == 0, (
+        f"{' '.join(map(str, command))} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the environment's python, its environment variables, a directory outside the checkout)."""
+    root = tmp_path_factory.mktemp("pip")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    site = pathlib.Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             root, None).strip())
+    (site / "reuse_test_environment.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "HARDSIGMOID_OPS_LIBRARY", "VIRTUAL_ENV")}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    wheels = root / "wheels"
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    _run([*pip, "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w", wheels,
+          REPO_ROOT], root, env)
+    wheel, = wheels.glob("hardsigmoid_ops-*.whl")
+    _run([*pip, "install", "--no-index", wheel], root, env)
+    elsewhere = root / "elsewhere"
+    elsewhere.mkdir()
+    return python, env, elsewhere
+
+
+def test_import_and_use_from_another_directory(installed):
+    python, env, elsewhere = installed
+    printed = _run([python, "-c", USE], elsewhere, env, timeout=600)
+    library = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)["library"]
+    assert "/hardsigmoid_ops/lib/" in library, library
+
+
+def test_cpp_project_finds_the_installed_package(installed, tmp_path):
+    python, env, elsewhere = installed
+    printed = _run([python, "-c", USE], elsewhere, env, timeout=600)
+    paths = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
+    project = REPO_ROOT / "cpp_tests" / "downstream_package"
+    prefix = f"{paths['cmake_prefix_path']};{paths['torch_prefix']}"
+    _run(["cmake", "-S", project, "-B", tmp_path / "build", "-G", "Ninja",
+          f"-DCMAKE_PREFIX_PATH={prefix}"], elsewhere, env, timeout=600)
+    _run(["cmake", "--build", tmp_path / "build"], elsewhere, env, timeout=900)
+    _run([tmp_path / "build" / "consumer"], elsewhere, env, timeout=300)
+
+
+def test_another_torch_is_refused_by_name(installed):
+    """The build record edited to name another torch: importing raises ImportError naming both
+    versions (rather than a loader error about a missing symbol)."""
+    python, env, elsewhere = installed
+    where = _run([python, "-c", "import importlib.util; "
+                  "print(importlib.util.find_spec('hardsigmoid_ops').submodule_search_locations[0])"],
+                 elsewhere, env).strip()
+    record = pathlib.Path(where) / "lib" / "hardsigmoid_ops_build.json"
+    original = record.read_text()
+    try:
+        record.write_text(json.dumps(dict(json.loads(original), torch_version="2.10.0")))
+        result = subprocess.run([python, "-c", "import hardsigmoid_ops"], cwd=elsewhere, env=env,
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        record.write_text(original)
+    assert result.returncode != 0
+    assert "ImportError" in result.stderr, result.stderr[-2000:]
+    assert "built against torch 2.10.0" in result.stderr and "this is torch 2.11" in result.stderr, \
+        result.stderr[-2000:]
