@@ -2,6 +2,8 @@
 for bit, aten's conventions (inplace returns its input, out returns out), and every entry point
 a user takes them through: eager, autograd, torch.compile, torch.export, TorchScript."""
 
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -13,7 +15,7 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import FLOAT_DTYPES
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
 from hardsigmoid_testing.torchscript import script
 from hardsigmoid_testing.values import random_values
 
@@ -165,3 +167,30 @@ def test_functions_before_the_library_is_loaded_say_so(tmp_path):
                             text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "raised: hardsigmoid_ops: the library is not loaded" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("recorded, refused", [("same", False), ("2.10.0", True), (None, False)],
+                         ids=["same-torch", "other-torch", "no-record"])
+def test_build_record_refuses_another_torch(tmp_path, recorded, refused):
+    from hardsigmoid_ops import _library
+
+    library = tmp_path / _library.LIBRARY_NAME
+    library.write_bytes(b"")  # never loaded: the check comes first
+    if recorded is not None:
+        version = torch.__version__.split("+")[0] if recorded == "same" else recorded
+        (tmp_path / _library.BUILD_RECORD).write_text(
+            json.dumps({"torch_version": version, "cuda": False}))
+    if refused:
+        with pytest.raises(ImportError, match=rf"built against torch {recorded}, but this is "
+                                              rf"torch {re.escape(torch.__version__)}"):
+            _library.check_built_for_this_torch(library)
+    else:
+        _library.check_built_for_this_torch(library)
+
+
+def test_the_build_writes_its_record_beside_the_library():
+    from hardsigmoid_ops import _library
+
+    record = json.loads((LIBRARY.parent / _library.BUILD_RECORD).read_text())
+    assert record["torch_version"] == torch.__version__.split("+")[0]
+    assert isinstance(record["cuda"], bool)

@@ -21,6 +21,8 @@ import pytest
 from hardsigmoid_testing.config import REPO_ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="no cmake on PATH")
+pytest.importorskip("scikit_build_core", reason="the build backend (requirements.txt) is not "
+                                                "installed")
 
 USE = """
 import pathlib, sys, torch, torch.nn.functional as F
