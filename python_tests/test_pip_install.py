@@ -1,8 +1,9 @@
-"""pip: the package built as a wheel from this checkout (pip wheel --no-build-isolation), installed
-into a fresh virtual environment, then used from another directory as a user would: import
-hardsigmoid_ops, the functions, the module, replace_hardsigmoid, torch.compile; a C++ project
-finding the CMake package through hardsigmoid_ops.cmake_prefix_path; and the refusal of another
-torch. One build for all (a few minutes: the library, CUDA kernels included where nvcc is found).
+"""pip: the package installed from this checkout (pip install --no-build-isolation) into a fresh
+virtual environment, then used from another directory as a user would: import hardsigmoid_ops,
+the functions, the module, replace_hardsigmoid, torch.compile; a C++ project finding the CMake
+package through hardsigmoid_ops.cmake_prefix_path; the refusal of another torch. And pip wheel,
+whose wheel holds the same files. Each build takes a minute or two (the library, CUDA kernels
+included where nvcc is found).
 
 The environment reuses this one's packages (torch, scikit-build-core) through a .pth file instead
 of downloading them again, and pip runs with --no-index, so nothing is fetched.
@@ -15,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 
 import pytest
 
@@ -59,6 +61,10 @@ def _run(command, cwd, env, timeout=1800):
     return result.stdout
 
 
+def _pip(python):
+    return [python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """(the environment's python, its environment variables, a directory outside the checkout)."""
@@ -72,12 +78,7 @@ def installed(tmp_path_factory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "HARDSIGMOID_OPS_LIBRARY", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    wheels = root / "wheels"
-    pip = [python, "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    _run([*pip, "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w", wheels,
-          REPO_ROOT], root, env)
-    wheel, = wheels.glob("hardsigmoid_ops-*.whl")
-    _run([*pip, "install", "--no-index", wheel], root, env)
+    _run([*_pip(python), "install", "--no-build-isolation", "--no-index", REPO_ROOT], root, env)
     elsewhere = root / "elsewhere"
     elsewhere.mkdir()
     return python, env, elsewhere
@@ -121,3 +122,23 @@ def test_another_torch_is_refused_by_name(installed):
     assert "ImportError" in result.stderr, result.stderr[-2000:]
     assert "built against torch 2.10.0" in result.stderr and "this is torch 2.11" in result.stderr, \
         result.stderr[-2000:]
+
+
+def test_wheel_holds_the_package_library_header_and_cmake_package(installed, tmp_path):
+    python, env, elsewhere = installed
+    _run([*_pip(python), "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w",
+          tmp_path, REPO_ROOT], elsewhere, env)
+    wheel, = tmp_path.glob("hardsigmoid_ops-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        record = json.loads(archive.read("hardsigmoid_ops/lib/hardsigmoid_ops_build.json"))
+    expected = {"hardsigmoid_ops/__init__.py", "hardsigmoid_ops/nn.py",
+                "hardsigmoid_ops/functional.py", "hardsigmoid_ops/lib/libhardsigmoid_ops.so",
+                "hardsigmoid_ops/include/hardsigmoid_ops/hardsigmoid.h",
+                "hardsigmoid_ops/lib/cmake/HardsigmoidOps/HardsigmoidOpsConfig.cmake"}
+    assert expected <= names, sorted(names)
+    import torch
+
+    assert record["torch_version"] == torch.__version__.split("+")[0]
+    assert record["cuda"] == (shutil.which("nvcc") is not None
+                              or pathlib.Path("/usr/local/cuda/bin/nvcc").exists())
