@@ -10,9 +10,11 @@ same model after hardsigmoid_ops.replace_hardsigmoid.
 
 Per case: the median over repetitions of aten's time over ours (above 1: ours faster), with the
 quartiles, and the median milliseconds of each, and of a plain copy of the first input (eager
-clone) for scale, and of aten's graph compiled a second time (the control: the spread between two
-compiles of one graph). Every compiled graph is checked against aten's compiled graph first
-(bitwise for the fused one, where aten's two compiles agree bitwise). cuDNN runs its deterministic algorithms throughout, so that the convolutions
+clone) for scale, and of aten's graph compiled a second time (the control: another instance of
+the same program, which inductor may serve from its caches, its kernels loaded, and on a GPU
+autotuned, afresh). Every compiled graph is checked against aten's compiled graph first, as
+close as aten's own runs are to each other; whether the fused one is bitwise equal is recorded
+(and a difference printed where aten's graph repeats itself bitwise). cuDNN runs its deterministic algorithms throughout, so that the convolutions
 repeat exactly (switching between compiling and checking would change their output layouts).
 
     python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]

@@ -20,12 +20,13 @@ if(HARDSIGMOID_OPS_WITH_CUDA)
 else()
   set(_with_cuda false)
 endif()
-file(WRITE "${CMAKE_BINARY_DIR}/hardsigmoid_ops_build.json"
-  "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}}\n")
+set(_build_record "$<TARGET_FILE_DIR:hardsigmoid_ops>/hardsigmoid_ops_build.json")
+file(GENERATE OUTPUT "${_build_record}"
+  CONTENT "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}}\n")
 
 install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES "${CMAKE_BINARY_DIR}/hardsigmoid_ops_build.json" DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES "${_build_record}" DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ops/hardsigmoid.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hardsigmoid_ops)
 install(EXPORT HardsigmoidOpsTargets NAMESPACE HardsigmoidOps::
         DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})

@@ -262,3 +262,50 @@ def test_environment_switch_and_library_loaded_first():
                                 text=True, timeout=300)
         assert result.returncode == 0, result.stderr[-3000:]
         assert result.stdout.split()[-1] == expected, (value, result.stdout)
+
+
+def test_functionalization_without_inductors_table_keeps_the_ops(device, gen):
+    """AOTAutograd with no decomposition table (aot_eager's way): the mutating ops are
+    functionalized as custom ops, not turned into aten's."""
+    from torch._functorch.aot_autograd import aot_function
+
+    graphs = []
+
+    def keep(graph, _):
+        graphs.append(graph)
+        return graph
+
+    def f(x, s):
+        t = x * 2
+        OPS.hardsigmoid_(t)
+        o = torch.empty_like(s)
+        OPS.hardsigmoid_out(s, o)
+        return t + o
+
+    x, s = _inputs(torch.float32, device, gen)
+    result = aot_function(f, fw_compiler=keep)(x, s)
+    assert_identical(result, f(x, s), inputs=x)
+    code = graphs[0].code
+    assert "hardsigmoid_ops.hardsigmoid_.default" in code, code
+    assert "hardsigmoid_ops.hardsigmoid_out.default" in code, code
+    assert "aten.hardsigmoid" not in code, code
+
+
+@pytest.mark.parametrize("device_type", ["xpu", "mps"])
+def test_tracing_on_a_device_without_kernels_reaches_the_meta_kernels(device_type):
+    """Fake tensors of a device the library has no kernel for, under the Python dispatcher (as
+    dynamo traces): the mutating ops reach their Meta kernels, as the functional op does."""
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+    mode = FakeTensorMode()
+
+    def fake():
+        return FakeTensor(mode, torch.empty(5, 3, device="meta"), torch.device(device_type))
+
+    x, out = fake(), fake()
+    with mode, enable_python_dispatcher():
+        OPS.hardsigmoid_(x)
+        OPS.hardsigmoid_out(x, out)
+        y = OPS.hardsigmoid(x)
+    assert y.device.type == device_type and y.shape == (5, 3)

@@ -194,3 +194,16 @@ def test_the_build_writes_its_record_beside_the_library():
     record = json.loads((LIBRARY.parent / _library.BUILD_RECORD).read_text())
     assert record["torch_version"] == torch.__version__.split("+")[0]
     assert isinstance(record["cuda"], bool)
+
+
+def test_build_record_takes_a_pre_release_of_the_same_version(tmp_path, monkeypatch):
+    """CMake records X.Y.Z; a nightly or source build of that version reports more."""
+    from hardsigmoid_ops import _library
+
+    library = tmp_path / _library.LIBRARY_NAME
+    (tmp_path / _library.BUILD_RECORD).write_text('{"torch_version": "2.12.0", "cuda": false}')
+    monkeypatch.setattr(torch, "__version__", "2.12.0.dev20260101+cpu")
+    _library.check_built_for_this_torch(library)
+    monkeypatch.setattr(torch, "__version__", "2.13.0a0+git1234")
+    with pytest.raises(ImportError, match="built against torch 2.12.0"):
+        _library.check_built_for_this_torch(library)

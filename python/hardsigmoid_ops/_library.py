@@ -18,6 +18,7 @@ would only report a missing symbol.
 import json
 import os
 import pathlib
+import re
 
 import torch
 
@@ -62,7 +63,9 @@ def check_built_for_this_torch(path):
         return
     built = json.loads(record.read_text())
     built_version = built["torch_version"]
-    running = torch.__version__.split("+")[0]
+    # CMake knows torch's version as X.Y.Z; torch.__version__ may add a pre-release or local
+    # part (2.12.0.dev20260101, 2.11.0+cu130), which the record cannot tell apart.
+    running = re.match(r"\d+\.\d+\.\d+", torch.__version__).group(0)
     if built_version != running:
         raise ImportError(
             f"hardsigmoid_ops: {path} was built against torch {built_version}, but this is torch "

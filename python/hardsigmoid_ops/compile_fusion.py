@@ -16,6 +16,7 @@ Python-only CompositeImplicitAutograd kernel (never seen by the C++ dispatcher, 
 the library's autograd are untouched), which functionalization calls for mutating ops: while
 inductor traces, it calls aten's own in-place or out op, which functionalization then treats as
 in aten's graph. Anywhere else (torch.export among them) it declines, and the graph keeps the op.
+Under the Python dispatcher (tracing) it passes the call on to the C++ dispatcher.
 
 Registering is lazy: inductor's decomposition module takes seconds to import, so the entries are
 added when torch imports it (at the first torch.compile), or at once if it is already imported.
@@ -28,11 +29,12 @@ never reused in the other (a tag set by the user stays in front of it; one set a
 package's import replaces it, so set yours first).
 """
 
-import importlib.abc
 import os
 import sys
 
 import torch
+
+from . import _on_import
 
 ENV = "HARDSIGMOID_OPS_COMPILE_FUSION"
 _DECOMPOSITION_MODULE = "torch._inductor.decomposition"
@@ -52,20 +54,36 @@ def _out(self, out):
     out.copy_(torch.ops.aten.hardsigmoid.default(self))
 
 
-def _as_atens_when_functionalized(op, atens, entry):
-    """A Python-only CompositeImplicitAutograd kernel for a mutating op: aten's own mutating op
-    when functionalization asks for it while tracing with a decomposition table that holds this
-    module's `entry` for the op, which is inductor's; NotImplemented (keep the op as it is)
-    anywhere else: fake-tensor tracing, torch.export and its run_decompositions, make_fx, other
-    backends, fusion switched off. (FunctionalTensorMode's own `export` flag is not set by
-    torch.export in torch 2.11, so the table is the signal.)"""
+# Marks this module's table entries (also those of an earlier import of it, after a reload).
+_inplace._hardsigmoid_ops_entry = _out._hardsigmoid_ops_entry = True
+_DECOMPOSE = torch._ops.OpOverload.decompose.__code__
+
+
+def _as_atens_when_functionalized(op, atens):
+    """A Python-only CompositeImplicitAutograd kernel for a mutating op. Asked by a tracing mode
+    through OpOverload.decompose (FunctionalTensorMode asks for every mutating op; FakeTensorMode
+    and make_fx for any op with such a kernel), it runs aten's own mutating op when the asker is
+    functionalization tracing with a decomposition table that holds this module's entry for the
+    op (inductor's table, also used by aot_eager_decomp_partition), and declines (NotImplemented:
+    the op stays as it is) anywhere else: fake-tensor tracing, torch.export and its
+    run_decompositions, make_fx, aot_eager, fusion switched off. (FunctionalTensorMode's own
+    `export` flag is not set by torch.export in torch 2.11, so the table is the signal.)
+
+    Under the Python dispatcher the kernel is also picked for the dispatch keys of a device the
+    library has no kernel for (torch._ops.resolve_key prefers it to the Autograd kernel there):
+    then it runs the op as the C++ dispatcher alone would, so tracing on such devices works as
+    it did without this kernel."""
 
     def kernel(*args):
         from torch._subclasses.functional_tensor import FunctionalTensorMode
         from torch.fx.experimental import proxy_tensor
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-        tracing_for_inductor = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op) is entry
+        if sys._getframe(1).f_code is not _DECOMPOSE:
+            with torch._C._DisablePythonDispatcher():
+                return op(*args)
+        entry = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op)
+        tracing_for_inductor = getattr(entry, "_hardsigmoid_ops_entry", False)
         if not (_enabled and tracing_for_inductor
                 and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
             return NotImplemented
@@ -79,10 +97,10 @@ def _register_functionalization():
     ops, aten = torch.ops.hardsigmoid_ops, torch.ops.aten
     key = torch._C.DispatchKey.CompositeImplicitAutograd
     atens_out = lambda self, out: aten.hardsigmoid.out(self, out=out)  # noqa: E731
-    for op, atens, entry in ((ops.hardsigmoid_.default, aten.hardsigmoid_.default, _inplace),
-                             (ops.hardsigmoid_out.default, atens_out, _out)):
+    for op, atens in ((ops.hardsigmoid_.default, aten.hardsigmoid_.default),
+                      (ops.hardsigmoid_out.default, atens_out)):
         if key not in op.py_kernels:
-            op.py_impl(key)(_as_atens_when_functionalized(op, atens, entry))
+            op.py_impl(key)(_as_atens_when_functionalized(op, atens))
 
 
 def _entries():
@@ -118,41 +136,11 @@ def _tag_cache_keys():
     config.cache_key_tag = "|".join([*kept, _TAG_PREFIX + state])
 
 
-class _WhenInductorDecompositionsLoad(importlib.abc.MetaPathFinder):
-    """Finds inductor's decomposition module as the other finders do, and applies the entries
-    once it has run."""
-
-    def find_spec(self, name, path, target=None):
-        if name != _DECOMPOSITION_MODULE:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        loader_exec = spec.loader.exec_module
-
-        def exec_module(module):
-            loader_exec(module)
-            _apply(module)
-
-        spec.loader.exec_module = exec_module
-        sys.meta_path.remove(self)
-        return spec
-
-
 def register():
     """Called once the ops exist: applies the switch's state now, or when inductor loads."""
     _tag_cache_keys()
     _register_functionalization()
-    module = sys.modules.get(_DECOMPOSITION_MODULE)
-    if module is not None:
-        _apply(module)
-    elif not any(isinstance(f, _WhenInductorDecompositionsLoad) for f in sys.meta_path):
-        sys.meta_path.insert(0, _WhenInductorDecompositionsLoad())
+    _on_import.when_imported(_DECOMPOSITION_MODULE, _apply)
 
 
 def set_compile_fusion(enabled):

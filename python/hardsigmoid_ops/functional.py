@@ -17,6 +17,8 @@ torch.ops. TorchScript cannot compile these functions: scripted code calls torch
 import torch
 from torch import Tensor
 
+from . import _on_import
+
 __all__ = ["hardsigmoid", "hardsigmoid_backward", "hardsigmoid_out"]
 
 
@@ -31,15 +33,19 @@ _hardsigmoid = _hardsigmoid_ = _hardsigmoid_out = _hardsigmoid_backward = _not_l
 
 def _direct(overload):
     """The callable an OpOverload's __call__ forwards to, with the overload as its stand-in under
-    torch.compile; the overload itself where a torch keeps no such callable."""
+    torch.compile (registered once torch._dynamo is imported: importing it here would add half a
+    second to every import of the package); the overload itself where a torch keeps no such
+    callable."""
     direct = getattr(overload, "_op", None)
     if direct is None:
         return overload
 
-    @torch.compiler.substitute_in_graph(direct, skip_signature_check=True)
-    def traced(*args, **kwargs):
-        return overload(*args, **kwargs)
+    def substitute(_dynamo):
+        @torch.compiler.substitute_in_graph(direct, skip_signature_check=True)
+        def traced(*args, **kwargs):
+            return overload(*args, **kwargs)
 
+    _on_import.when_imported("torch._dynamo", substitute)
     return direct
 
 

@@ -5,8 +5,10 @@ for a model's.
     hardsigmoid_ops.replace_hardsigmoid(model)    # every nn.Hardsigmoid in the tree; the count
 
 Hardsigmoid subclasses torch.nn.Hardsigmoid, so that code asking isinstance(m, nn.Hardsigmoid)
-(fusers, quantization, a user's own) treats it as the module it replaces; only forward differs.
-It is scriptable (torch.jit.script) and exportable (torch.export keeps the library's ops).
+treats it as the module it replaces; only forward differs. Code matching the exact type does not:
+torch.ao.quantization's module mappings, and torch.fx.symbolic_trace, which keeps only torch.nn's
+own modules as leaves (it records the op call instead). It is scriptable (torch.jit.script) and
+exportable (torch.export keeps the library's ops).
 """
 
 import torch
