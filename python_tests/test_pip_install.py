@@ -50,6 +50,7 @@ assert torch.equal(compiled(x), torch.compile(lambda t: F.hardsigmoid(t) * t)(x)
 print("cmake_prefix_path=" + hardsigmoid_ops.cmake_prefix_path)
 print("torch_prefix=" + torch.utils.cmake_prefix_path)
 print("library=" + torch.ops.loaded_libraries.pop())
+print("package=" + str(package))
 """
 
 
@@ -84,32 +85,33 @@ def installed(tmp_path_factory):
     return python, env, elsewhere
 
 
-def test_import_and_use_from_another_directory(installed):
+@pytest.fixture(scope="module")
+def used(installed):
+    """USE run once from outside the checkout (it asserts as it goes); what it printed."""
     python, env, elsewhere = installed
     printed = _run([python, "-c", USE], elsewhere, env, timeout=600)
-    library = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)["library"]
-    assert "/hardsigmoid_ops/lib/" in library, library
+    return dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
 
 
-def test_cpp_project_finds_the_installed_package(installed, tmp_path):
+def test_import_and_use_from_another_directory(used):
+    assert "/hardsigmoid_ops/lib/" in used["library"], used["library"]
+
+
+def test_cpp_project_finds_the_installed_package(installed, used, tmp_path):
     python, env, elsewhere = installed
-    printed = _run([python, "-c", USE], elsewhere, env, timeout=600)
-    paths = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
     project = REPO_ROOT / "cpp_tests" / "downstream_package"
-    prefix = f"{paths['cmake_prefix_path']};{paths['torch_prefix']}"
+    prefix = f"{used['cmake_prefix_path']};{used['torch_prefix']}"
     _run(["cmake", "-S", project, "-B", tmp_path / "build", "-G", "Ninja",
           f"-DCMAKE_PREFIX_PATH={prefix}"], elsewhere, env, timeout=600)
     _run(["cmake", "--build", tmp_path / "build"], elsewhere, env, timeout=900)
     _run([tmp_path / "build" / "consumer"], elsewhere, env, timeout=300)
 
 
-def test_another_torch_is_refused_by_name(installed):
+def test_another_torch_is_refused_by_name(installed, used):
     """The build record edited to name another torch: importing raises ImportError naming both
     versions (rather than a loader error about a missing symbol)."""
     python, env, elsewhere = installed
-    where = _run([python, "-c", "import importlib.util; "
-                  "print(importlib.util.find_spec('hardsigmoid_ops').submodule_search_locations[0])"],
-                 elsewhere, env).strip()
+    where = used["package"]
     record = pathlib.Path(where) / "lib" / "hardsigmoid_ops_build.json"
     original = record.read_text()
     try:
