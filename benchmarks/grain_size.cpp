@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "ops/cpu/span_kernels.h"
+#include "ops/cpu/row_loops.h"
 
 namespace {
 
@@ -21,7 +21,7 @@ constexpr int64_t kGrains[] = {2048, 8192, 16384, at::internal::GRAIN_SIZE, 6553
 
 template <typename scalar_t>
 void sweep(at::ScalarType dtype, int rounds) {
-  const auto& loops = hardsigmoid_ops::cpu::selected_span_kernels().get<scalar_t>();
+  const auto& loops = hardsigmoid_ops::cpu::selected_row_loops().get<scalar_t>();
   for (int log2 = 12; log2 <= 22; log2 += 2) {
     const int64_t n = int64_t{1} << log2;
     const at::Tensor x = at::empty({n}, at::TensorOptions().dtype(dtype)).uniform_(-4, 4);

@@ -1,5 +1,5 @@
-// The CPU loops exist once per instruction set (portable, AVX2, AVX-512) and follow aten's choice,
-// which ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
+// The CPU row loops exist once per instruction set (DEFAULT, AVX2, AVX512) and follow aten's
+// choice, which ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
 // (CMakeLists.txt). This case makes sure such a rerun really runs the loops it names.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "ops/cpu/span_kernels.h"
+#include "ops/cpu/row_loops.h"
 
 namespace hardsigmoid_test {
 namespace {
@@ -28,7 +28,7 @@ TEST(CpuCapability, LoopsFollowAten) {
   const bool have_it = std::any_of(runnable.begin(), runnable.end(), [&](cpu::Capability c) {
     return cpu::capability_name(c) == aten;
   });
-  // A capability the library lacks (or this processor cannot run) falls back to the portable
+  // A capability the library lacks (or this processor cannot run) falls back to the DEFAULT
   // loops.
   EXPECT_EQ(cpu::capability_name(cpu::selected_capability()), have_it ? aten : "DEFAULT");
 }

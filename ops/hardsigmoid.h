@@ -15,11 +15,15 @@
 
 #include <ATen/core/Tensor.h>
 
+// The library is built with hidden visibility: these four functions are all it exports.
+#define HARDSIGMOID_OPS_API __attribute__((visibility("default")))
+
 namespace hardsigmoid_ops {
 
-at::Tensor hardsigmoid(const at::Tensor& self);
-at::Tensor hardsigmoid_(const at::Tensor& self);
-at::Tensor hardsigmoid_out(const at::Tensor& self, const at::Tensor& out);
-at::Tensor hardsigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self);
+HARDSIGMOID_OPS_API at::Tensor hardsigmoid(const at::Tensor& self);
+HARDSIGMOID_OPS_API at::Tensor hardsigmoid_(const at::Tensor& self);
+HARDSIGMOID_OPS_API at::Tensor hardsigmoid_out(const at::Tensor& self, const at::Tensor& out);
+HARDSIGMOID_OPS_API at::Tensor hardsigmoid_backward(const at::Tensor& grad_output,
+                                                    const at::Tensor& self);
 
 }  // namespace hardsigmoid_ops

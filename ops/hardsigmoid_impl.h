@@ -5,7 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "ops/hardsigmoid_kernels.h"
+#include "ops/device_kernels.h"
 
 namespace hardsigmoid_ops::impl {
 

@@ -1,50 +1,83 @@
-// The scalar formulas of hardsigmoid, shared by every kernel (CPU and CUDA).
+// The formulas of hardsigmoid, shared by every kernel (CPU and CUDA, scalar and vector).
 //
 // Each device must match aten on that device bit for bit, and aten's two devices differ:
 //   CPU  (aten/src/ATen/native/cpu/Activation.cpp, hardsigmoid_kernel):  clamp(x + 3, 0, 6) / 6
 //   CUDA (aten/src/ATen/native/cuda/ActivationHardsigmoidKernel.cu):     clamp(x + 3, 0, 6) * (1/6)
-// The CUDA constant is the float-rounded 1.0f / 6.0f, also when computing in double.
-// `opmath_t` is float for half, bfloat16 and float, double for double (at::opmath_type).
+// The constant 1/6 is the float-rounded 1.0f / 6.0f, also when computing in double.
+//
+// Each formula is written once over a value type V and the operations `Ops` supplies for it:
+// V is opmath_t (float for half, bfloat16 and float, double for double: at::opmath_type) with
+// ScalarOps, or an at::vec::Vectorized<opmath_t> with the CPU row loops' vector operations
+// (ops/cpu/row_loops.cpp). The operations differ only in which NaN max and min return.
 // Always inlined: the CPU loops are compiled once per instruction set, and an out-of-line copy
 // built for AVX-512 must never be what a portable loop calls.
 #pragma once
 
 #include <c10/macros/Macros.h>
 
+#include <type_traits>
+
 namespace hardsigmoid_ops::math {
 
-// min(max(x + 3, 0), 6) spelled as std::max / std::min spell it, so a NaN input stays NaN:
-// a comparison with NaN is false and the NaN operand is returned. fmaxf / fminf would drop it.
-template <typename opmath_t>
-C10_HOST_DEVICE C10_ALWAYS_INLINE opmath_t clamp_shifted(opmath_t x) {
-  const opmath_t shifted = x + opmath_t(3);
-  const opmath_t at_least_zero = shifted < opmath_t(0) ? opmath_t(0) : shifted;
-  return opmath_t(6) < at_least_zero ? opmath_t(6) : at_least_zero;
+// std::max and std::min as aten's scalar loops call them: a comparison with NaN is false, so a
+// NaN first operand is returned (quieted by the x + 3 before it). fmaxf / fminf would drop it.
+struct ScalarOps {
+  template <typename T>
+  C10_HOST_DEVICE C10_ALWAYS_INLINE static T max(T a, T b) {
+    return a < b ? b : a;
+  }
+  template <typename T>
+  C10_HOST_DEVICE C10_ALWAYS_INLINE static T min(T a, T b) {
+    return b < a ? b : a;
+  }
+  C10_HOST_DEVICE C10_ALWAYS_INLINE static bool both(bool a, bool b) { return a && b; }
+  template <typename T>
+  C10_HOST_DEVICE C10_ALWAYS_INLINE static T select(bool mask, T if_true, T if_false) {
+    return mask ? if_true : if_false;
+  }
+};
+
+// The lane type of V: V itself for a scalar, V::value_type for a vector.
+template <typename V, typename = void>
+struct Lane {
+  using type = V;
+};
+template <typename V>
+struct Lane<V, std::void_t<typename V::value_type>> {
+  using type = typename V::value_type;
+};
+
+// The float-rounded 1/6 that aten multiplies by, in V (exactly, for double).
+template <typename V>
+C10_HOST_DEVICE C10_ALWAYS_INLINE V one_sixth() {
+  using lane_t = typename Lane<V>::type;
+  return V(static_cast<lane_t>(1.0f / 6.0f));
 }
 
-// The float-rounded 1/6 that aten multiplies by, converted to opmath_t (exactly, for double).
-template <typename opmath_t>
-C10_HOST_DEVICE C10_ALWAYS_INLINE opmath_t one_sixth() {
-  return static_cast<opmath_t>(1.0f / 6.0f);
+// min(max(x + 3, 0), 6), operand for operand as aten writes it. No FMA can form: x + 3 rounds
+// before anything multiplies.
+template <typename Ops, typename V>
+C10_HOST_DEVICE C10_ALWAYS_INLINE V clamp_shifted(V x) {
+  return Ops::min(Ops::max(x + V(3), V(0)), V(6));
 }
 
 // Forward as aten's CPU kernel computes it: a true division by 6.
-template <typename opmath_t>
-C10_HOST_DEVICE C10_ALWAYS_INLINE opmath_t forward_cpu(opmath_t x) {
-  return clamp_shifted(x) / opmath_t(6);
+template <typename Ops = ScalarOps, typename V>
+C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cpu(V x) {
+  return clamp_shifted<Ops>(x) / V(6);
 }
 
 // Forward as aten's CUDA kernel computes it: a multiplication by the float-rounded 1/6.
-template <typename opmath_t>
-C10_HOST_DEVICE C10_ALWAYS_INLINE opmath_t forward_cuda(opmath_t x) {
-  return clamp_shifted(x) * one_sixth<opmath_t>();
+template <typename V>
+C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cuda(V x) {
+  return clamp_shifted<ScalarOps>(x) * one_sixth<V>();
 }
 
 // Backward, the same on both devices: the gradient passes, scaled by 1/6, strictly inside
-// (-3, 3); a NaN input fails both comparisons and gives 0.
-template <typename opmath_t>
-C10_HOST_DEVICE C10_ALWAYS_INLINE opmath_t backward(opmath_t grad_output, opmath_t x) {
-  return (x > opmath_t(-3) && x < opmath_t(3)) ? grad_output * one_sixth<opmath_t>() : opmath_t(0);
+// (-3, 3); a NaN input fails both comparisons and gives +0.
+template <typename Ops = ScalarOps, typename V>
+C10_HOST_DEVICE C10_ALWAYS_INLINE V backward(V grad_output, V x) {
+  return Ops::select(Ops::both(x > V(-3), x < V(3)), grad_output * one_sixth<V>(), V(0));
 }
 
 }  // namespace hardsigmoid_ops::math

@@ -4,8 +4,8 @@
 
 #include <torch/library.h>
 
+#include "ops/device_kernels.h"
 #include "ops/hardsigmoid_impl.h"
-#include "ops/hardsigmoid_kernels.h"
 
 namespace hardsigmoid_ops::registration {
 

@@ -5,9 +5,9 @@
 // every torch.func transform and carries no forward-AD formula. PyTorch's own generated autograd
 // code (VariableType) is what works everywhere, so the Autograd kernels are written as it is:
 // backward Nodes holding SavedVariables (autograd_nodes.*), set_history / rebase_history and
-// forward grads (autograd_kernels.cpp), compiled autograd's packing of a Node
-// (autograd_nodes.cpp), functorch's transform layers (autograd_kernels.cpp) and batched tensors for
-// vmap (batching_rules.cpp).
+// forward grads (autograd_registration.cpp), compiled autograd's packing of a Node
+// (autograd_nodes.cpp), functorch's transform layers (autograd_registration.cpp) and batched
+// tensors for vmap (batching_rules.cpp).
 //
 // These headers change between torch releases. A torch upgrade that breaks the build breaks it
 // in the files named above, all in registration/; what each of them takes from here is listed

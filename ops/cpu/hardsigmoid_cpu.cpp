@@ -1,26 +1,44 @@
-// CPU drivers: split the work across threads and hand rows to the loops of the instruction set
-// aten runs with (span_kernels.h).
+// CPU drivers: split the work across threads and hand rows to the row loops of the instruction
+// set aten runs with (row_loops.h).
 //
-// Two walks (ops/tensor_walk.h): one flat span split with at::parallel_for, or, for step slices,
-// expanded inputs and mixed layouts, a TensorIterator whose rows (with their strides) go to the
-// same loops.
+// Two walks (ops/tensor_walk.h): one flat span, or, for step slices, expanded inputs and mixed
+// layouts, a TensorIterator whose rows (with their strides) go to the same loops. Both split the
+// work as aten's loop does from aten's grain (at::internal::GRAIN_SIZE) up, so that every
+// thread's range ends where aten's ends and the scalar tails of the vector loop, whose NaN bits
+// differ from the vector iterations', fall on the same elements. Below aten's grain, where aten
+// runs on one thread, a flat span is split at kGrainSize, at a multiple of every vector step
+// (kRowLoopStepMultiple), which adds no tail.
 #include "ops/cpu/hardsigmoid_cpu.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
-#include "ops/cpu/span_kernels.h"
+#include <algorithm>
+
+#include "ops/cpu/row_loops.h"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// Elements per task for at::parallel_for. Measured (benchmarks/grain_size.cpp, 2 threads,
-// float32 and bfloat16, 2^12 - 2^22 elements; benchmarks/NOTES.md): 8192 splits 2^14 elements in
-// two and runs them 1.22 / 1.30 times as fast as aten's GRAIN_SIZE (32768), which leaves them on
-// one thread; at 2^12 a split costs more than it gains (2048: 0.54), and from 2^16 up the grains
+// Elements per task below aten's grain. Measured (benchmarks/grain_size.cpp, 2 threads, float32
+// and bfloat16, 2^12 - 2^22 elements; benchmarks/NOTES.md): 8192 splits 2^14 elements in two
+// and runs them 1.22 / 1.30 times as fast as aten's GRAIN_SIZE (32768), which leaves them on one
+// thread; at 2^12 a split costs more than it gains (2048: 0.54), and from 2^16 up the grains
 // from 2048 to 32768 are within 3 % of each other.
 constexpr int64_t kGrainSize = 8192;
+
+// f(begin, end) over the ranges of [0, n) that threads take.
+template <typename F>
+void split_span(int64_t n, const F& f) {
+  if (n >= at::internal::GRAIN_SIZE) {
+    at::parallel_for(0, n, at::internal::GRAIN_SIZE, f);
+    return;
+  }
+  constexpr int64_t kStep = kRowLoopStepMultiple;
+  at::parallel_for(0, (n + kStep - 1) / kStep, kGrainSize / kStep,
+                   [&](int64_t begin, int64_t end) { f(begin * kStep, std::min(end * kStep, n)); });
+}
 
 template <typename scalar_t>
 const scalar_t* row(char* const* data, const int64_t* outer_strides, int k, int64_t index) {
@@ -29,11 +47,11 @@ const scalar_t* row(char* const* data, const int64_t* outer_strides, int k, int6
 
 template <typename scalar_t>
 void forward_typed(const at::Tensor& self, const at::Tensor& out) {
-  const SpanKernels<scalar_t>& loops = selected_span_kernels().get<scalar_t>();
+  const RowLoops<scalar_t>& loops = selected_row_loops().get<scalar_t>();
   if (same_dense_layout({&self, &out})) {
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = out.mutable_data_ptr<scalar_t>();
-    at::parallel_for(0, self.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
+    split_span(self.numel(), [&](int64_t begin, int64_t end) {
       loops.forward(in + begin, 1, result + begin, 1, end - begin);
     });
     return;
@@ -49,18 +67,18 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
                         size0);
         }
       },
-      kGrainSize);
+      at::internal::GRAIN_SIZE);
 }
 
 template <typename scalar_t>
 void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
                     const at::Tensor& grad_input) {
-  const SpanKernels<scalar_t>& loops = selected_span_kernels().get<scalar_t>();
+  const RowLoops<scalar_t>& loops = selected_row_loops().get<scalar_t>();
   if (same_dense_layout({&grad_output, &self, &grad_input})) {
     const scalar_t* grad = grad_output.const_data_ptr<scalar_t>();
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = grad_input.mutable_data_ptr<scalar_t>();
-    at::parallel_for(0, self.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
+    split_span(self.numel(), [&](int64_t begin, int64_t end) {
       loops.backward(grad + begin, 1, in + begin, 1, result + begin, 1, end - begin);
     });
     return;
@@ -77,7 +95,7 @@ void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
                          strides[0] / kSize, size0);
         }
       },
-      kGrainSize);
+      at::internal::GRAIN_SIZE);
 }
 
 }  // namespace

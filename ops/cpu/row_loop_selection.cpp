@@ -1,23 +1,10 @@
-#include "ops/cpu/span_kernels.h"
-
+// Which row loops run: aten's CPU capability, within those compiled in and runnable here.
 #include <ATen/Version.h>
 #include <c10/util/Exception.h>
 
+#include "ops/cpu/row_loops.h"
+
 namespace hardsigmoid_ops::cpu {
-
-// Each capability's table, defined in span_kernels_<capability>.cpp.
-namespace portable {
-const SpanKernelTable& table();
-}
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-namespace avx2 {
-const SpanKernelTable& table();
-}
-namespace avx512 {
-const SpanKernelTable& table();
-}
-#endif
-
 namespace {
 
 bool can_run(Capability capability) {
@@ -26,11 +13,12 @@ bool can_run(Capability capability) {
       return true;
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
     case Capability::kAvx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
     case Capability::kAvx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("f16c");
+             __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 #endif
     default:
       return false;
@@ -72,23 +60,23 @@ std::vector<Capability> runnable_capabilities() {
   return runnable;
 }
 
-const SpanKernelTable& span_kernels(Capability capability) {
+const RowLoopTable& row_loops(Capability capability) {
   TORCH_CHECK(can_run(capability), "hardsigmoid_ops: the ", capability_name(capability),
-              " loops are not compiled in or cannot run on this processor");
+              " row loops are not compiled in or cannot run on this processor");
   switch (capability) {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
     case Capability::kAvx2:
-      return avx2::table();
+      return AVX2::row_loop_table();
     case Capability::kAvx512:
-      return avx512::table();
+      return AVX512::row_loop_table();
 #endif
     default:
-      return portable::table();
+      return DEFAULT::row_loop_table();
   }
 }
 
-const SpanKernelTable& selected_span_kernels() {
-  static const SpanKernelTable& selected = span_kernels(selected_capability());
+const RowLoopTable& selected_row_loops() {
+  static const RowLoopTable& selected = row_loops(selected_capability());
   return selected;
 }
 

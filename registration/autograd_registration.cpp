@@ -13,7 +13,7 @@
 //                          grad_output, self), self's tangent contributing nothing
 //
 // The version counter of what the mutating ops write is bumped by their ADInplaceOrView kernels
-// (ad_inplace_or_view_kernels.cpp), below these.
+// (ad_inplace_or_view_registration.cpp), below these.
 #include <c10/core/GradMode.h>
 #include <torch/library.h>
 

@@ -1,0 +1,26 @@
+# The CPU row loops (ops/cpu/row_loops.cpp), compiled once per instruction set as aten compiles
+# its own per-ISA kernels: CPU_CAPABILITY names the namespace and selects at::vec::Vectorized's
+# implementation, with aten's flags for it. -mf16c also under AVX512: aten's hardsigmoid runs its
+# AVX2 kernel there, whose scalar half conversions are F16C's. -ffp-contract=off: no FMA anywhere
+# (the formulas leave none to form; this keeps it so).
+function(hardsigmoid_ops_add_row_loops target)
+  set(_capabilities DEFAULT)
+  set(_flags_DEFAULT "")
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    list(APPEND _capabilities AVX2 AVX512)
+    set(_flags_AVX2 -mavx2 -mfma -mf16c)
+    set(_flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c)
+    target_compile_definitions(${target} PRIVATE HARDSIGMOID_OPS_X86_CAPABILITIES)
+  endif()
+  foreach(capability IN LISTS _capabilities)
+    set(_objects ${target}_row_loops_${capability})
+    add_library(${_objects} OBJECT ops/cpu/row_loops.cpp)
+    target_link_libraries(${_objects} PRIVATE ${TORCH_LIBRARIES})
+    target_include_directories(${_objects} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_compile_definitions(${_objects} PRIVATE CPU_CAPABILITY=${capability}
+                                                   CPU_CAPABILITY_${capability})
+    target_compile_options(${_objects} PRIVATE ${_flags_${capability}} -ffp-contract=off
+                                               -Wall -Wextra)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
+  endforeach()
+endfunction()

@@ -1,0 +1,225 @@
+// hardsigmoid over one row, compiled once per instruction set: CMake builds this file three times
+// (cmake/row_loops.cmake) with CPU_CAPABILITY set to DEFAULT, AVX2 or AVX512 and aten's flags for
+// it, so that at::vec::Vectorized<T> is that instruction set's vector and every symbol lands in
+// hardsigmoid_ops::cpu::CPU_CAPABILITY.
+//
+// The loop structure is aten's (aten/src/ATen/native/cpu/Loops.h, VectorizedLoop2d), so that
+// aten's bits follow by construction, NaN bits included:
+// - every operand contiguous, or one input a broadcast scalar (stride 0) beside contiguous
+//   others: aten's vector loop. Two 256-bit vectors an iteration, at::vec::maximum / minimum (a
+//   NaN lane becomes an all-ones NaN), Vectorized's own half / bfloat16 conversions; the last
+//   elements, fewer than an iteration, through the scalar formula.
+// - any other strides: aten's scalar loop, the scalar formula element by element (std::max's NaN
+//   rule, c10's scalar half / bfloat16 conversions). Here on vectors of gathered lanes, with the
+//   same NaN rule and the same conversions lane by lane, which runs faster (benchmarks/NOTES.md).
+#include "ops/cpu/row_loops.h"
+
+#include <ATen/OpMathType.h>
+#include <ATen/cpu/vec/functional.h>
+#include <ATen/cpu/vec/vec.h>
+
+#include "ops/hardsigmoid_math.h"
+
+#if !defined(CPU_CAPABILITY)
+#error "row_loops.cpp is compiled once per CPU_CAPABILITY (cmake/row_loops.cmake)"
+#endif
+
+namespace hardsigmoid_ops::cpu::CPU_CAPABILITY {
+namespace {
+
+using at::vec::Vectorized;
+
+// The elements one iteration of aten's vector loop covers: two 256-bit vectors. aten registers
+// no AVX-512 hardsigmoid (REGISTER_DISPATCH leaves the AVX512 slot empty and DispatchStub falls
+// back to AVX2), so under AVX512 its step is one 512-bit vector, and the tails must match it.
+#if defined(CPU_CAPABILITY_AVX512)
+constexpr int64_t kVectorsPerStep = 1;
+#else
+constexpr int64_t kVectorsPerStep = 2;
+#endif
+template <typename scalar_t>
+constexpr int64_t kStep = kVectorsPerStep* Vectorized<scalar_t>::size();
+
+// aten's vector loop's operations.
+struct VectorOps {
+  template <typename V>
+  static V max(const V& a, const V& b) {
+    return at::vec::maximum(a, b);
+  }
+  template <typename V>
+  static V min(const V& a, const V& b) {
+    return at::vec::minimum(a, b);
+  }
+  template <typename V>
+  static V both(const V& a, const V& b) {
+    return a & b;
+  }
+  template <typename V>
+  static V select(const V& mask, const V& if_true, const V& if_false) {
+    return V::blendv(if_false, if_true, mask);
+  }
+};
+
+// aten's scalar loop's operations on lanes: clamp_min(a, b) and clamp_max(a, b) are the max and
+// min instructions with b first, which return a when either is NaN: std::max(a, b) and
+// std::min(a, b) for every input.
+struct LaneByLaneOps : VectorOps {
+  template <typename V>
+  static V max(const V& a, const V& b) {
+    return at::vec::clamp_min(a, b);
+  }
+  template <typename V>
+  static V min(const V& a, const V& b) {
+    return at::vec::clamp_max(a, b);
+  }
+};
+
+template <typename scalar_t>
+using opmath_t = at::opmath_type<scalar_t>;
+
+template <typename scalar_t>
+scalar_t forward_scalar(scalar_t x) {
+  return static_cast<scalar_t>(math::forward_cpu(static_cast<opmath_t<scalar_t>>(x)));
+}
+
+template <typename scalar_t>
+scalar_t backward_scalar(scalar_t grad_output, scalar_t x) {
+  using M = opmath_t<scalar_t>;
+  return static_cast<scalar_t>(math::backward(static_cast<M>(grad_output), static_cast<M>(x)));
+}
+
+// The 16-bit types are computed as two float vectors, as aten's vector loop computes them.
+template <typename scalar_t>
+Vectorized<scalar_t> forward_vector(const Vectorized<scalar_t>& x) {
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    const auto [low, high] = at::vec::convert_to_float<scalar_t>(x);
+    return at::vec::convert_from_float<scalar_t>(math::forward_cpu<VectorOps>(low),
+                                                 math::forward_cpu<VectorOps>(high));
+  } else {
+    return math::forward_cpu<VectorOps>(x);
+  }
+}
+
+template <typename scalar_t>
+Vectorized<scalar_t> backward_vector(const Vectorized<scalar_t>& grad_output,
+                                     const Vectorized<scalar_t>& x) {
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    const auto [grad_low, grad_high] = at::vec::convert_to_float<scalar_t>(grad_output);
+    const auto [x_low, x_high] = at::vec::convert_to_float<scalar_t>(x);
+    return at::vec::convert_from_float<scalar_t>(math::backward<VectorOps>(grad_low, x_low),
+                                                 math::backward<VectorOps>(grad_high, x_high));
+  } else {
+    return math::backward<VectorOps>(grad_output, x);
+  }
+}
+
+// Elements [i, i + size) of a contiguous operand, or a broadcast operand's one value in every lane.
+template <typename scalar_t>
+Vectorized<scalar_t> load(const scalar_t* p, int64_t stride, int64_t i) {
+  return stride == 0 ? Vectorized<scalar_t>(*p) : Vectorized<scalar_t>::loadu(p + i);
+}
+
+// aten's vector loop takes a row whose output and inputs are contiguous, except for at most one
+// input of stride 0.
+inline bool vector_loop_takes(int64_t out_stride, int64_t in_stride) {
+  return out_stride == 1 && (in_stride == 1 || in_stride == 0);
+}
+inline bool vector_loop_takes(int64_t out_stride, int64_t a_stride, int64_t b_stride) {
+  return out_stride == 1 &&
+         ((a_stride == 1 && (b_stride == 1 || b_stride == 0)) || (a_stride == 0 && b_stride == 1));
+}
+
+// Strided rows on vectors of gathered lanes. The pointers are walked lane by lane (p += stride):
+// indexing p[j * stride] would hold a register per lane. Returns the elements done.
+template <typename scalar_t>
+int64_t forward_gathered(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
+                         int64_t n) {
+  using V = Vectorized<opmath_t<scalar_t>>;
+  int64_t i = 0;
+  for (; i + V::size() <= n; i += V::size()) {
+    __at_align__ opmath_t<scalar_t> lanes[V::size()];
+    for (int64_t j = 0; j < V::size(); ++j, in += in_stride) lanes[j] = *in;
+    math::forward_cpu<LaneByLaneOps>(V::loadu(lanes)).store(lanes);
+    for (int64_t j = 0; j < V::size(); ++j, out += out_stride) {
+      *out = static_cast<scalar_t>(lanes[j]);
+    }
+  }
+  return i;
+}
+
+template <typename scalar_t>
+int64_t backward_gathered(const scalar_t* grad_output, int64_t grad_output_stride,
+                          const scalar_t* self, int64_t self_stride, scalar_t* grad_input,
+                          int64_t grad_input_stride, int64_t n) {
+  using V = Vectorized<opmath_t<scalar_t>>;
+  int64_t i = 0;
+  for (; i + V::size() <= n; i += V::size()) {
+    __at_align__ opmath_t<scalar_t> grad[V::size()];
+    __at_align__ opmath_t<scalar_t> x[V::size()];
+    for (int64_t j = 0; j < V::size();
+         ++j, grad_output += grad_output_stride, self += self_stride) {
+      grad[j] = *grad_output;
+      x[j] = *self;
+    }
+    math::backward<LaneByLaneOps>(V::loadu(grad), V::loadu(x)).store(grad);
+    for (int64_t j = 0; j < V::size(); ++j, grad_input += grad_input_stride) {
+      *grad_input = static_cast<scalar_t>(grad[j]);
+    }
+  }
+  return i;
+}
+
+template <typename scalar_t>
+void forward_row(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
+                 int64_t n) {
+  int64_t i = 0;
+  if (vector_loop_takes(out_stride, in_stride)) {
+    for (; i + kStep<scalar_t> <= n; i += kStep<scalar_t>) {
+      for (int64_t j = i; j < i + kStep<scalar_t>; j += Vectorized<scalar_t>::size()) {
+        forward_vector(load(in, in_stride, j)).store(out + j);
+      }
+    }
+  } else {
+    i = forward_gathered(in, in_stride, out, out_stride, n);
+  }
+  for (; i < n; ++i) out[i * out_stride] = forward_scalar(in[i * in_stride]);
+}
+
+template <typename scalar_t>
+void backward_row(const scalar_t* grad_output, int64_t grad_output_stride, const scalar_t* self,
+                  int64_t self_stride, scalar_t* grad_input, int64_t grad_input_stride, int64_t n) {
+  int64_t i = 0;
+  if (vector_loop_takes(grad_input_stride, grad_output_stride, self_stride)) {
+    for (; i + kStep<scalar_t> <= n; i += kStep<scalar_t>) {
+      for (int64_t j = i; j < i + kStep<scalar_t>; j += Vectorized<scalar_t>::size()) {
+        backward_vector(load(grad_output, grad_output_stride, j), load(self, self_stride, j))
+            .store(grad_input + j);
+      }
+    }
+  } else {
+    i = backward_gathered(grad_output, grad_output_stride, self, self_stride, grad_input,
+                          grad_input_stride, n);
+  }
+  for (; i < n; ++i) {
+    grad_input[i * grad_input_stride] =
+        backward_scalar(grad_output[i * grad_output_stride], self[i * self_stride]);
+  }
+}
+
+template <typename scalar_t>
+constexpr RowLoops<scalar_t> kLoops{&forward_row<scalar_t>, &backward_row<scalar_t>};
+
+static_assert(kRowLoopStepMultiple % kStep<float> == 0 &&
+              kRowLoopStepMultiple % kStep<double> == 0 &&
+              kRowLoopStepMultiple % kStep<c10::Half> == 0 &&
+              kRowLoopStepMultiple % kStep<c10::BFloat16> == 0);
+
+}  // namespace
+
+const RowLoopTable& row_loop_table() {
+  static constexpr RowLoopTable kTable{kLoops<float>, kLoops<double>, kLoops<c10::Half>,
+                                       kLoops<c10::BFloat16>};
+  return kTable;
+}
+
+}  // namespace hardsigmoid_ops::cpu::CPU_CAPABILITY
