@@ -1,5 +1,5 @@
 // Launch shapes of the flat CUDA walk, timed against aten and a copy in one run: the measurements
-// behind ops/cuda/flat_walk.cuh's choice of kernel, block size, unroll and grid (see
+// behind ops/cuda/flat_kernels.cuh's choice of kernel, block size, unroll and grid (see
 // benchmarks/NOTES.md). Usage: cuda_flat_variants [repeats] [sizes]
 //   without "sizes": the 1.61 G-element float32 and bfloat16 tensors, timed with events;
 //   with "sizes": 2^12 ... 2^30 elements, kernel time by replaying a CUDA graph of many launches
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/cuda/flat_walk.cuh"
+#include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
 
 namespace hs = hardsigmoid_ops::cuda;

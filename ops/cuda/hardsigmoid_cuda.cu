@@ -5,9 +5,9 @@
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
-#include "ops/cuda/flat_walk.cuh"
+#include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
-#include "ops/cuda/strided_walk.cuh"
+#include "ops/cuda/strided_kernel.cuh"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cuda {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "ops/cuda/fast_divmod.cuh"
-#include "ops/cuda/walk_common.cuh"
+#include "ops/cuda/kernel_common.cuh"
 
 namespace hardsigmoid_ops::cuda {
 

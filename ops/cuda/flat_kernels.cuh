@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "ops/cuda/walk_common.cuh"
+#include "ops/cuda/kernel_common.cuh"
 
 namespace hardsigmoid_ops::cuda {
 
