@@ -1,6 +1,6 @@
-// Launch shapes of the flat CUDA walk, timed against aten and a copy in one run: the measurements
-// behind ops/cuda/flat_walk.cuh's choice of kernel, block size, unroll and grid (see
-// benchmarks/NOTES.md). Usage: cuda_flat_variants [repeats] [sizes]
+// Launch shapes of the flat CUDA kernels, timed against aten and a copy in one run: the
+// measurements behind ops/cuda/flat_kernels.cuh's choice of kernel, block size, unroll and grid
+// (see benchmarks/NOTES.md). Usage: cuda_flat_variants [repeats] [sizes]
 //   without "sizes": the 1.61 G-element float32 and bfloat16 tensors, timed with events;
 //   with "sizes": 2^12 ... 2^30 elements, kernel time by replaying a CUDA graph of many launches
 //   over a pool of inputs larger than L2, as benchmarks/gpu_benchmark.py's sweep does.
@@ -16,12 +16,105 @@
 #include <string>
 #include <vector>
 
-#include "ops/cuda/flat_walk.cuh"
+#include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
 
 namespace hs = hardsigmoid_ops::cuda;
 
 namespace {
+
+// Copies of the library's flat kernels and their launches with what the library fixes left free,
+// so that the library's headers hold only the shape it runs: the block size, the loads of kVec
+// elements each thread issues per input (kUnroll), and for the loop kernel a grid of at most
+// `waves` times what the device holds at once. The library runs 128 threads, one 16-byte vector
+// or 16 bytes of scalars a thread, one tile a block.
+
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Index, typename Op>
+__device__ __forceinline__ void apply_tile(const hs::Pointers<T, N>& p, Index base, Index n,
+                                           const Op& op) {
+  constexpr Index kTile = Index{kBlock} * kUnroll * kVec;
+  using V = hs::Vector<T, kVec>;
+  if (base + kTile <= n) {
+    V loaded[kUnroll][N];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
+#pragma unroll
+      for (int k = 0; k < N; ++k) loaded[u][k] = *reinterpret_cast<const V*>(p.in[k] + i);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
+      V result;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        T values[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) values[k] = loaded[u][k].lane[j];
+        result.lane[j] = hs::apply<N>(op, values);
+      }
+      *reinterpret_cast<V*>(p.out + i) = result;
+    }
+  } else {
+    for (Index i = base + threadIdx.x; i < n; i += kBlock) hs::apply_at(p, i, op);
+  }
+}
+
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+__global__ void __launch_bounds__(kBlock)
+    tile_kernel(hs::Pointers<T, N> body, uint32_t body_size, uint32_t head_size, Op op) {
+  constexpr uint32_t kTile = uint32_t{kBlock} * kUnroll * kVec;
+  apply_tile<T, N, kVec, kUnroll, kBlock>(body, blockIdx.x * kTile, body_size, op);
+  if (blockIdx.x == 0 && threadIdx.x < head_size) {
+    hs::apply_at(body, static_cast<int>(threadIdx.x) - static_cast<int>(head_size), op);
+  }
+}
+
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+__global__ void __launch_bounds__(kBlock)
+    loop_kernel(hs::Pointers<T, N> body, int64_t body_size, int64_t head_size, Op op) {
+  if (blockIdx.x == 0 && threadIdx.x < head_size) {
+    hs::apply_at(body, static_cast<int64_t>(threadIdx.x) - head_size, op);
+  }
+  constexpr int64_t kTile = int64_t{kBlock} * kUnroll * kVec;
+  for (int64_t base = blockIdx.x * kTile; base < body_size; base += gridDim.x * kTile) {
+    apply_tile<T, N, kVec, kUnroll, kBlock>(body, base, body_size, op);
+  }
+}
+
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+void launch_tiles(const hs::Pointers<T, N>& body, int64_t body_size, int64_t head_size, Op op) {
+  const int64_t tile = int64_t{kBlock} * kUnroll * kVec;
+  const int64_t blocks = hs::grid_size((body_size + tile - 1) / tile);
+  tile_kernel<T, N, kVec, kUnroll, kBlock, Op>
+      <<<blocks, kBlock, 0, at::cuda::getCurrentCUDAStream()>>>(
+          body, static_cast<uint32_t>(body_size), static_cast<uint32_t>(head_size), op);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+constexpr int kOneTilePerBlock = 0;  // `waves` for a grid that covers the tensor
+
+template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
+void launch_loop(const hs::Pointers<T, N>& body, int64_t body_size, int64_t head_size, Op op,
+                 int waves) {
+  const auto kernel = loop_kernel<T, N, kVec, kUnroll, kBlock, Op>;
+  const int64_t tile = int64_t{kBlock} * kUnroll * kVec;
+  int64_t tiles = (body_size + tile - 1) / tile;
+  if (waves > 0) {
+    // Occupancy depends on the kernel and the architecture, not on the launch: ask once a kernel.
+    static const int blocks_per_sm = [&] {
+      int blocks = 0;
+      C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, 0));
+      return std::max(blocks, 1);
+    }();
+    const int64_t resident =
+        int64_t{at::cuda::getCurrentDeviceProperties()->multiProcessorCount} * blocks_per_sm;
+    tiles = std::min(tiles, resident * waves);
+  }
+  const int64_t blocks = hs::grid_size(tiles);
+  kernel<<<blocks, kBlock, 0, at::cuda::getCurrentCUDAStream()>>>(body, body_size, head_size, op);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
 
 template <int kUnroll, int kBlock>
 struct Shape {
@@ -51,14 +144,11 @@ double median_ms(const std::function<void()>& fn, int repeats) {
 }
 
 template <typename T, int kVec, int kUnroll, int kBlock>
-void variant(const char* label, const at::Tensor& x, const at::Tensor& out, int64_t head, int waves,
+void variant(const char* label, const at::Tensor& x, const at::Tensor& out, int waves,
              double aten_ms, double copy_ms, int repeats) {
   hs::Pointers<T, 1> p{out.mutable_data_ptr<T>(), {x.const_data_ptr<T>()}};
   const double ms = median_ms(
-      [&] {
-        hs::launch_flat_loop<T, 1, kVec, kUnroll, kBlock>(p, x.numel(), head, hs::ForwardOp<T>{},
-                                                          waves);
-      },
+      [&] { launch_loop<T, 1, kVec, kUnroll, kBlock>(p, x.numel(), 0, hs::ForwardOp<T>{}, waves); },
       repeats);
   const bool same = at::equal(out, at::hardsigmoid(x));
   std::printf(
@@ -101,15 +191,15 @@ void size_sweep(at::ScalarType dtype, int repeats) {
       using S = decltype(tag);
       return ours([](T* o, const T* in, int64_t numel) {
         hs::Pointers<T, 1> p{o, {in}};
-        hs::launch_flat_loop<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{},
-                                                           hs::kOneTilePerBlock);
+        launch_loop<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{},
+                                                  kOneTilePerBlock);
       });
     };
     const auto tiles = [&](auto tag) {
       using S = decltype(tag);
       return ours([](T* o, const T* in, int64_t numel) {
         hs::Pointers<T, 1> p{o, {in}};
-        hs::launch_flat_tiles<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{});
+        launch_tiles<T, 1, V, S::unroll, S::block>(p, numel, 0, hs::ForwardOp<T>{});
       });
     };
     const double aten_us =
@@ -146,22 +236,22 @@ void sweep(at::ScalarType dtype, int repeats) {
     std::printf("%s %s: aten %.4f ms, copy %.4f ms\n", c10::toString(dtype),
                 aligned ? "aligned" : "misaligned by one element", aten_ms, copy_ms);
     if (aligned) {
-      variant<T, V, 4, 256>("vector", *in, out, 0, 1, aten_ms, copy_ms, repeats);
-      variant<T, V, 4, 256>("vector", *in, out, 0, 4, aten_ms, copy_ms, repeats);
-      variant<T, V, 4, 256>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 2, 256>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 1, 256>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 4, 128>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 2, 128>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 1, 128>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, V, 2, 512>("vector", *in, out, 0, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 4, 256>("vector", *in, out, 1, aten_ms, copy_ms, repeats);
+      variant<T, V, 4, 256>("vector", *in, out, 4, aten_ms, copy_ms, repeats);
+      variant<T, V, 4, 256>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 2, 256>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 1, 256>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 4, 128>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 2, 128>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 1, 128>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, V, 2, 512>("vector", *in, out, 0, aten_ms, copy_ms, repeats);
     } else {
-      variant<T, 1, 16, 256>("scalar", *in, out, 0, 1, aten_ms, copy_ms, repeats);
-      variant<T, 1, 16, 256>("scalar", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, 1, 8, 256>("scalar", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, 1, 4, 256>("scalar", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, 1, 4, 128>("scalar", *in, out, 0, 0, aten_ms, copy_ms, repeats);
-      variant<T, 1, 8, 128>("scalar", *in, out, 0, 0, aten_ms, copy_ms, repeats);
+      variant<T, 1, 16, 256>("scalar", *in, out, 1, aten_ms, copy_ms, repeats);
+      variant<T, 1, 16, 256>("scalar", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, 1, 8, 256>("scalar", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, 1, 4, 256>("scalar", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, 1, 4, 128>("scalar", *in, out, 0, aten_ms, copy_ms, repeats);
+      variant<T, 1, 8, 128>("scalar", *in, out, 0, aten_ms, copy_ms, repeats);
     }
   }
 }

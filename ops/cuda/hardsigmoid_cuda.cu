@@ -1,13 +1,14 @@
-// CUDA entry points: the functors of hardsigmoid_functors.cuh, run by the flat walk over dense
-// spans and by the strided walk otherwise.
+// The CUDA entry points, no __global__ here: the device guard and the dtype dispatch, then the
+// functors of hardsigmoid_functors.cuh launched through the flat kernels (flat_kernels.cuh) for
+// dense spans, else the strided kernel (strided_kernel.cuh).
 #include "ops/cuda/hardsigmoid_cuda.h"
 
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
-#include "ops/cuda/flat_walk.cuh"
+#include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
-#include "ops/cuda/strided_walk.cuh"
+#include "ops/cuda/strided_kernel.cuh"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cuda {

@@ -1,4 +1,6 @@
-// CUDA kernels: bit-for-bit aten's CUDA hardsigmoid and hardsigmoid_backward.
+// The CUDA entry points, registered as the dispatcher's CUDA kernels (hence *_kernel): bit-for-bit
+// aten's CUDA hardsigmoid and hardsigmoid_backward. The __global__ kernels they launch are in
+// flat_kernels.cuh and strided_kernel.cuh.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,15 +1,17 @@
-// The strided CUDA walk: a TensorIterator's coalesced shape and byte strides, split by the
+// The strided CUDA kernel: a TensorIterator's coalesced shape and byte strides, split by the
 // iterator into parts addressable with 32-bit offsets; coordinates by multiply-shift division.
 // For inputs and outputs that are not one dense span in one order (step slices, an `out` whose
 // layout differs from `self`'s).
 #pragma once
 
 #include <ATen/TensorIterator.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
 
 #include <cstdint>
 
 #include "ops/cuda/fast_divmod.cuh"
-#include "ops/cuda/walk_common.cuh"
+#include "ops/cuda/kernel_common.cuh"
 
 namespace hardsigmoid_ops::cuda {
 
@@ -85,8 +87,7 @@ void run_strided(at::TensorIteratorBase& iter, Op op) {
   }
   const auto kernel = strided_kernel<T, N, kUnroll, Op>;
   const int64_t tile = int64_t{kThreads} * kUnroll;
-  const int64_t blocks =
-      grid_size(kernel, kThreads, (iter.numel() + tile - 1) / tile, kOneTilePerBlock);
+  const int64_t blocks = grid_size((iter.numel() + tile - 1) / tile);
   kernel<<<blocks, kThreads, 0, at::cuda::getCurrentCUDAStream()>>>(layout, op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
