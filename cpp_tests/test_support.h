@@ -107,9 +107,10 @@ Placed clone(const Placed& placed);
 
 // ---- comparison --------------------------------------------------------------------------------
 
-// Same dtype and shape, NaN at the same positions, and every other element bit-for-bit equal
-// (compared as same-size integers, so +0 and -0 differ). On failure: how many differ, and the
-// first few with their bits (and the input at that position, when given one of the same shape).
+// Same dtype and shape, and every element bit-for-bit equal, NaN included (compared as same-size
+// integers, so +0 and -0 differ, and so do two NaNs of different sign or payload). On failure: how
+// many differ, and the first few with their bits (and the input at that position, when given one of
+// the same shape).
 testing::AssertionResult same_bits(const at::Tensor& actual, const at::Tensor& expected,
                                    const at::Tensor& input = at::Tensor());
 

@@ -19,9 +19,10 @@ TEST_P(SupportPerDtype, SameBitsTellsSignedZerosApart) {
   EXPECT_TRUE(same_bits(plus, plus.clone()));
 }
 
-TEST_P(SupportPerDtype, SameBitsMatchesNaNOnlyWithNaN) {
+TEST_P(SupportPerDtype, SameBitsMatchesNaNOnlyWithTheSameNaN) {
   const at::Tensor nan = at::full({2}, NAN, GetParam());
-  EXPECT_TRUE(same_bits(nan, -nan));
+  EXPECT_TRUE(same_bits(nan, nan.clone()));
+  EXPECT_FALSE(same_bits(nan, -nan));
   EXPECT_FALSE(same_bits(nan, at::zeros({2}, GetParam())));
   EXPECT_FALSE(same_bits(at::zeros({2}, GetParam()), nan));
 }

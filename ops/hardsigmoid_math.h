@@ -9,8 +9,8 @@
 // V is opmath_t (float for half, bfloat16 and float, double for double: at::opmath_type) with
 // ScalarOps, or an at::vec::Vectorized<opmath_t> with the CPU row loops' vector operations
 // (ops/cpu/row_loops.cpp). The operations differ only in which NaN max and min return.
-// Always inlined: the CPU loops are compiled once per instruction set, and an out-of-line copy
-// built for AVX-512 must never be what a portable loop calls.
+// Always inlined: the CPU row loops are compiled once per instruction set, and an out-of-line copy
+// built for AVX-512 must never be what the DEFAULT loops call.
 #pragma once
 
 #include <c10/macros/Macros.h>

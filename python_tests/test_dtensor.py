@@ -233,6 +233,8 @@ def _reference(case, device):
 
 
 def _check(case, seen_by_ranks, device):
+    # The reference is aten's op on the whole tensor, the results each rank's on its shard: rows
+    # that end elsewhere put aten's scalar tail (and its NaN) elsewhere, so NaN compares as NaN.
     expected, expected_grad = _reference(case, device)
     self_full = _inputs(case)[0]
     for rank, seen in enumerate(seen_by_ranks):
@@ -240,11 +242,12 @@ def _check(case, seen_by_ranks, device):
         if case.expect == ERROR:
             assert seen["error"] is not None and "Partial" in seen["error"], where
             assert seen["collectives"] == 0, f"{where}: communicated before raising"
-            assert_identical(seen["self_after"], self_full)
+            # Reading a Partial(sum) input back adds its shards: a signaling NaN returns quieted.
+            assert_identical(seen["self_after"], self_full, nan_bits=False)
             continue
         assert seen["error"] is None, f"{where}: {seen['error']}"
         assert seen["placements"] == case.expect, where
-        assert_identical(seen["result"], expected, self_full)
+        assert_identical(seen["result"], expected, self_full, nan_bits=False)
         if case.communicates:
             assert seen["collectives"] > 0, f"{where}: expected a redistribution"
         else:
@@ -252,10 +255,10 @@ def _check(case, seen_by_ranks, device):
         if case.op in ("hardsigmoid_", "hardsigmoid_out"):
             assert seen["returned"] is None, where
         if case.op != "hardsigmoid_":
-            assert_identical(seen["self_after"], self_full)
+            assert_identical(seen["self_after"], self_full, nan_bits=False)
         if case.op == "autograd":
             assert seen["grad_placements"] == case.expect, where
-            assert_identical(seen["grad"], expected_grad, self_full)
+            assert_identical(seen["grad"], expected_grad, self_full, nan_bits=False)
             if not case.communicates:
                 assert seen["backward_collectives"] == 0, f"{where}: backward communicated"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a fresh Debian 12 machine: the Debian packages the build needs, then the project's own
 # virtual environment (.venv) with the pinned torch and the test tools. Safe to run again: it only
-# installs what is missing. Sourced by the other scripts.
+# installs what is missing. run_main.sh and run_tests.sh run it first.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"

@@ -1,5 +1,6 @@
-"""Zero-tolerance comparisons: equal values, NaN where aten has NaN, and identical bits elsewhere
-(so that +0 and -0 differ)."""
+"""Zero-tolerance comparisons: identical bits, element for element (so that +0 and -0 differ, and
+so do two NaNs of different sign or payload: aten's vector loop returns an all-ones NaN, its
+scalar loop the input's, and ours must return the same one)."""
 
 import torch
 import torch.nn.functional as F
@@ -9,12 +10,16 @@ from .layouts import SENTINEL, addressed_mask
 from .values import BITS_DTYPE
 
 
-def assert_identical(ours, ref, inputs=None):
-    """`ours` equals the reference `ref` element for element, bit for bit except NaN payloads.
-    `inputs`, of ref's shape, are shown next to the first mismatches."""
+def assert_identical(ours, ref, inputs=None, nan_bits=True):
+    """`ours` equals the reference `ref` element for element, bit for bit, NaN included. `inputs`,
+    of ref's shape, are shown next to the first mismatches. `nan_bits=False` compares a NaN as
+    NaN, for a reference that aten computed on other operands (its NaN bits depend on where its
+    rows end)."""
     torch.testing.assert_close(ours, ref, rtol=0, atol=0, equal_nan=True)
     bits = BITS_DTYPE[ref.dtype]
-    differ = (ours.view(bits) != ref.view(bits)) & ~torch.isnan(ref)
+    differ = ours.view(bits) != ref.view(bits)
+    if not nan_bits:
+        differ &= ~torch.isnan(ref)
     if differ.any():
         where = differ.nonzero()[:8].tolist()
         details = []
@@ -22,11 +27,18 @@ def assert_identical(ours, ref, inputs=None):
             index = tuple(index)
             shown = f"input {inputs[index].item()!r}, " if inputs is not None else ""
             details.append(
-                f"{index}: {shown}ours {ours[index].item()!r} aten {ref[index].item()!r}")
+                f"{index}: {shown}ours {ours[index].item()!r} ({_hex(ours, bits, index)}) "
+                f"aten {ref[index].item()!r} ({_hex(ref, bits, index)})")
         raise AssertionError(
-            f"{int(differ.sum())} of {ref.numel()} elements differ in their bits (sign of zero?):\n"
+            f"{int(differ.sum())} of {ref.numel()} elements differ in their bits (sign of zero, "
+            "NaN payload?):\n"
             + "\n".join(details)
         )
+
+
+def _hex(t, bits, index):
+    width = t.element_size() * 2
+    return f"0x{t.view(bits)[index].item() & ((1 << (4 * width)) - 1):0{width}x}"
 
 
 def assert_only_view_written(buffer, view):
@@ -48,18 +60,22 @@ def assert_unchanged(before, after):
 
 
 def assert_every_op_matches_aten(x, grad):
-    """All four ops on `x` (and `grad` for the backward) equal aten's on the same device: the
-    functional, out (into a buffer of sentinels), in-place (on a clone) and backward. Returns the
-    functional and backward results, for checks of their strides or device."""
+    """All four ops on `x` (and `grad` for the backward) equal aten's same op on the same device
+    and the same operands: the functional, out (into a buffer of sentinels), in-place (on a clone)
+    and backward. The operands' layouts matter: aten's vector loop and its scalar loop return
+    different NaNs. Returns the functional and backward results, for checks of their strides or
+    device."""
     ref = F.hardsigmoid(x)
     ours = OPS.hardsigmoid(x)
     assert_identical(ours, ref, inputs=x)
-    out = torch.full_like(x, SENTINEL)
+    out, ref_out = torch.full_like(x, SENTINEL), torch.full_like(x, SENTINEL)
     OPS.hardsigmoid_out(x, out)
-    assert_identical(out, ref, inputs=x)
-    y = x.clone()
+    torch._C._nn.hardsigmoid(x, out=ref_out)
+    assert_identical(out, ref_out, inputs=x)
+    y, ref_y = x.clone(), x.clone()
     OPS.hardsigmoid_(y)
-    assert_identical(y, ref, inputs=x)
+    F.hardsigmoid(ref_y, inplace=True)
+    assert_identical(y, ref_y, inputs=x)
     backward = OPS.hardsigmoid_backward(grad, x)
     assert_identical(backward, torch.ops.aten.hardsigmoid_backward(grad, x), inputs=x)
     return ours, backward
