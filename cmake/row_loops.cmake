@@ -19,7 +19,7 @@ function(hardsigmoid_ops_add_row_loops target)
     target_include_directories(${_objects} PRIVATE ${PROJECT_SOURCE_DIR})
     target_compile_definitions(${_objects} PRIVATE CPU_CAPABILITY=${capability}
                                                    CPU_CAPABILITY_${capability})
-    target_compile_options(${_objects} PRIVATE ${_flags_${capability}} -ffp-contract=off
+    target_compile_options(${_objects} PRIVATE ${_flags_${capability}} -ffp-contract=off -fno-trapping-math
                                                -Wall -Wextra)
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
   endforeach()

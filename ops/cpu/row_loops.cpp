@@ -18,6 +18,8 @@
 #include <ATen/cpu/vec/functional.h>
 #include <ATen/cpu/vec/vec.h>
 
+#include <utility>
+
 #include "ops/hardsigmoid_math.h"
 
 #if !defined(CPU_CAPABILITY)
@@ -129,19 +131,125 @@ inline bool vector_loop_takes(int64_t out_stride, int64_t a_stride, int64_t b_st
          ((a_stride == 1 && (b_stride == 1 || b_stride == 0)) || (a_stride == 0 && b_stride == 1));
 }
 
-// Strided rows on vectors of gathered lanes. The pointers are walked lane by lane (p += stride):
-// indexing p[j * stride] would hold a register per lane. Returns the elements done.
+// Strided rows on vectors of gathered lanes. Each lane is loaded into the vector register
+// (Vectorized's per-lane constructor: inserts, not a store and a wider load, which stalls store
+// forwarding), the pointers walked lane by lane (p += stride: indexing p[j * stride] would hold a
+// register per lane). Returns the elements done.
+template <typename V, typename scalar_t, size_t... kLane>
+V gather(const scalar_t*& p, int64_t stride, std::index_sequence<kLane...>) {
+  const auto next = [&] {
+    const auto value = static_cast<typename V::value_type>(*p);
+    p += stride;
+    return value;
+  };
+  return V{((void)kLane, next())...};
+}
+
+template <typename V, typename scalar_t>
+V gather(const scalar_t*& p, int64_t stride) {
+  return gather<V>(p, stride, std::make_index_sequence<V::size()>());
+}
+
+template <typename V, typename scalar_t>
+void scatter(const V& v, scalar_t*& p, int64_t stride) {
+  __at_align__ typename V::value_type lanes[V::size()];
+  v.store(lanes);
+  for (int64_t j = 0; j < V::size(); ++j, p += stride) *p = static_cast<scalar_t>(lanes[j]);
+}
+
+// The 16-bit types, a Vectorized<scalar_t> of them at a time, rounded in vectors: bit for bit
+// c10's scalar conversions (F16C's, or c10's own in the DEFAULT build) except that Vectorized's
+// bfloat16 rounding returns 0xFFFF for every NaN where c10's returns 0x7FC0, which is put back.
+template <typename scalar_t>
+Vectorized<scalar_t> narrow_as_scalar_loop(const Vectorized<float>& low,
+                                           const Vectorized<float>& high) {
+  const Vectorized<scalar_t> narrowed = at::vec::convert_from_float<scalar_t>(low, high);
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    const Vectorized<scalar_t> c10_nan(c10::BFloat16(0x7FC0, c10::BFloat16::from_bits()));
+    return Vectorized<scalar_t>::blendv(narrowed, c10_nan, narrowed.isnan());
+  } else {
+    return narrowed;
+  }
+}
+
+#if defined(CPU_CAPABILITY_AVX2)
+// Strided float rows in four SSE lanes, the one hand-written lane type: in Vectorized's eight
+// lanes, step-2 float32 rows ran at 0.96 - 1.00 of aten forward and 0.75 - 0.88 backward (one
+// thread, 2^12 - 2^20 elements), in four at 0.95 - 1.00 and 1.00 (benchmarks/NOTES.md). The
+// formulas are math::'s, on these operations.
+struct FourFloats {
+  using value_type = float;
+  __m128 v;
+  FourFloats(float x) : v(_mm_set1_ps(x)) {}
+  FourFloats(__m128 x) : v(x) {}
+};
+inline FourFloats operator+(FourFloats a, FourFloats b) { return _mm_add_ps(a.v, b.v); }
+inline FourFloats operator*(FourFloats a, FourFloats b) { return _mm_mul_ps(a.v, b.v); }
+inline FourFloats operator/(FourFloats a, FourFloats b) { return _mm_div_ps(a.v, b.v); }
+inline FourFloats operator>(FourFloats a, FourFloats b) { return _mm_cmpgt_ps(a.v, b.v); }
+inline FourFloats operator<(FourFloats a, FourFloats b) { return _mm_cmplt_ps(a.v, b.v); }
+
+// std::max(a, b) and std::min(a, b) are the instructions with b first (see LaneByLaneOps).
+struct FourFloatOps {
+  static FourFloats max(FourFloats a, FourFloats b) { return _mm_max_ps(b.v, a.v); }
+  static FourFloats min(FourFloats a, FourFloats b) { return _mm_min_ps(b.v, a.v); }
+  static FourFloats both(FourFloats a, FourFloats b) { return _mm_and_ps(a.v, b.v); }
+  static FourFloats select(FourFloats mask, FourFloats if_true, FourFloats if_false) {
+    return _mm_blendv_ps(if_false.v, if_true.v, mask.v);
+  }
+};
+
+inline FourFloats gather_four(const float*& p, int64_t stride) {
+  const float a = *p;
+  const float b = *(p += stride);
+  const float c = *(p += stride);
+  const float d = *(p += stride);
+  p += stride;
+  return _mm_set_ps(d, c, b, a);
+}
+
+inline void scatter_four(FourFloats v, float*& p, int64_t stride) {
+  __at_align__ float lanes[4];
+  _mm_store_ps(lanes, v.v);
+  for (int j = 0; j < 4; ++j, p += stride) *p = lanes[j];
+}
+
+int64_t forward_gathered(const float* in, int64_t in_stride, float* out, int64_t out_stride,
+                         int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    scatter_four(math::forward_cpu<FourFloatOps>(gather_four(in, in_stride)), out, out_stride);
+  }
+  return i;
+}
+
+int64_t backward_gathered(const float* grad_output, int64_t grad_output_stride, const float* self,
+                          int64_t self_stride, float* grad_input, int64_t grad_input_stride,
+                          int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const FourFloats grad = gather_four(grad_output, grad_output_stride);
+    const FourFloats x = gather_four(self, self_stride);
+    scatter_four(math::backward<FourFloatOps>(grad, x), grad_input, grad_input_stride);
+  }
+  return i;
+}
+#endif
+
 template <typename scalar_t>
 int64_t forward_gathered(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t out_stride,
                          int64_t n) {
   using V = Vectorized<opmath_t<scalar_t>>;
   int64_t i = 0;
-  for (; i + V::size() <= n; i += V::size()) {
-    __at_align__ opmath_t<scalar_t> lanes[V::size()];
-    for (int64_t j = 0; j < V::size(); ++j, in += in_stride) lanes[j] = *in;
-    math::forward_cpu<LaneByLaneOps>(V::loadu(lanes)).store(lanes);
-    for (int64_t j = 0; j < V::size(); ++j, out += out_stride) {
-      *out = static_cast<scalar_t>(lanes[j]);
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    for (; i + 2 * V::size() <= n; i += 2 * V::size()) {
+      const V low = math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride));
+      const V high = math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride));
+      scatter(narrow_as_scalar_loop<scalar_t>(low, high), out, out_stride);
+    }
+  } else {
+    for (; i + V::size() <= n; i += V::size()) {
+      scatter(math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride)), out, out_stride);
     }
   }
   return i;
@@ -152,19 +260,18 @@ int64_t backward_gathered(const scalar_t* grad_output, int64_t grad_output_strid
                           const scalar_t* self, int64_t self_stride, scalar_t* grad_input,
                           int64_t grad_input_stride, int64_t n) {
   using V = Vectorized<opmath_t<scalar_t>>;
+  const auto next = [&] {
+    const V grad = gather<V>(grad_output, grad_output_stride);
+    return math::backward<LaneByLaneOps>(grad, gather<V>(self, self_stride));
+  };
   int64_t i = 0;
-  for (; i + V::size() <= n; i += V::size()) {
-    __at_align__ opmath_t<scalar_t> grad[V::size()];
-    __at_align__ opmath_t<scalar_t> x[V::size()];
-    for (int64_t j = 0; j < V::size();
-         ++j, grad_output += grad_output_stride, self += self_stride) {
-      grad[j] = *grad_output;
-      x[j] = *self;
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    for (; i + 2 * V::size() <= n; i += 2 * V::size()) {
+      const V low = next();
+      scatter(narrow_as_scalar_loop<scalar_t>(low, next()), grad_input, grad_input_stride);
     }
-    math::backward<LaneByLaneOps>(V::loadu(grad), V::loadu(x)).store(grad);
-    for (int64_t j = 0; j < V::size(); ++j, grad_input += grad_input_stride) {
-      *grad_input = static_cast<scalar_t>(grad[j]);
-    }
+  } else {
+    for (; i + V::size() <= n; i += V::size()) scatter(next(), grad_input, grad_input_stride);
   }
   return i;
 }
@@ -180,7 +287,13 @@ void forward_row(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t o
       }
     }
   } else {
+#if defined(CPU_CAPABILITY_AVX512)
+    // Strided rows gather one lane at a time: 16 lanes ran at 0.6 - 0.9 of 8 (benchmarks/NOTES.md),
+    // and aten's own strided rows under AVX512 are its AVX2 kernel's.
+    return AVX2::row_loop_table().get<scalar_t>().forward(in, in_stride, out, out_stride, n);
+#else
     i = forward_gathered(in, in_stride, out, out_stride, n);
+#endif
   }
   for (; i < n; ++i) out[i * out_stride] = forward_scalar(in[i * in_stride]);
 }
@@ -197,8 +310,14 @@ void backward_row(const scalar_t* grad_output, int64_t grad_output_stride, const
       }
     }
   } else {
+#if defined(CPU_CAPABILITY_AVX512)
+    // As the forward's.
+    return AVX2::row_loop_table().get<scalar_t>().backward(
+        grad_output, grad_output_stride, self, self_stride, grad_input, grad_input_stride, n);
+#else
     i = backward_gathered(grad_output, grad_output_stride, self, self_stride, grad_input,
                           grad_input_stride, n);
+#endif
   }
   for (; i < n; ++i) {
     grad_input[i * grad_input_stride] =
