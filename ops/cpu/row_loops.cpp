@@ -10,8 +10,8 @@
 //   NaN lane becomes an all-ones NaN), Vectorized's own half / bfloat16 conversions; the last
 //   elements, fewer than an iteration, through the scalar formula.
 // - any other strides: aten's scalar loop, the scalar formula element by element (std::max's NaN
-//   rule, c10's scalar half / bfloat16 conversions). Here on vectors of gathered lanes, with the
-//   same NaN rule and the same conversions lane by lane, which runs faster (benchmarks/NOTES.md).
+//   rule, c10's scalar half / bfloat16 conversions). Here on vectors of lanes gathered one at a
+//   time, with the same NaN rule and c10's results, which runs faster (benchmarks/NOTES.md).
 #include "ops/cpu/row_loops.h"
 
 #include <ATen/OpMathType.h>
@@ -40,17 +40,19 @@ constexpr int64_t kVectorsPerStep = 1;
 constexpr int64_t kVectorsPerStep = 2;
 #endif
 template <typename scalar_t>
-constexpr int64_t kStep = kVectorsPerStep* Vectorized<scalar_t>::size();
+constexpr int64_t kStep = Vectorized<scalar_t>::size() * kVectorsPerStep;
 
-// aten's vector loop's operations.
+// The lane operations, std::max's and std::min's rule lane by lane: clamp_min(a, b) and
+// clamp_max(a, b) are the max and min instructions with b first, which return a when either is
+// NaN, as std::max(a, b) and std::min(a, b) do (aten's scalar loop).
 struct VectorOps {
   template <typename V>
   static V max(const V& a, const V& b) {
-    return at::vec::maximum(a, b);
+    return at::vec::clamp_min(a, b);
   }
   template <typename V>
   static V min(const V& a, const V& b) {
-    return at::vec::minimum(a, b);
+    return at::vec::clamp_max(a, b);
   }
   template <typename V>
   static V both(const V& a, const V& b) {
@@ -62,19 +64,20 @@ struct VectorOps {
   }
 };
 
-// aten's scalar loop's operations on lanes: clamp_min(a, b) and clamp_max(a, b) are the max and
-// min instructions with b first, which return a when either is NaN: std::max(a, b) and
-// std::min(a, b) for every input.
-struct LaneByLaneOps : VectorOps {
-  template <typename V>
-  static V max(const V& a, const V& b) {
-    return at::vec::clamp_min(a, b);
-  }
-  template <typename V>
-  static V min(const V& a, const V& b) {
-    return at::vec::clamp_max(a, b);
-  }
-};
+// aten's vector loop calls at::vec::maximum and minimum, which on x86 return an all-ones NaN for
+// a NaN lane (max or min, OR'd with the unordered mask) and in the generic DEFAULT build the
+// first operand's NaN. With VectorOps' clamp, a NaN input ends as its own NaN; here it becomes
+// the all-ones one where aten's does: the same bits for every input at two instructions a
+// vector, where maximum and minimum take six (1.3 - 1.5 times the throughput on the 16-bit types,
+// benchmarks/NOTES.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
+template <typename V>
+V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
+#if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
+  return result | x.isnan();
+#else
+  return result;
+#endif
+}
 
 template <typename scalar_t>
 using opmath_t = at::opmath_type<scalar_t>;
@@ -90,35 +93,78 @@ scalar_t backward_scalar(scalar_t grad_output, scalar_t x) {
   return static_cast<scalar_t>(math::backward(static_cast<M>(grad_output), static_cast<M>(x)));
 }
 
-// The 16-bit types are computed as two float vectors, as aten's vector loop computes them.
-template <typename scalar_t>
-Vectorized<scalar_t> forward_vector(const Vectorized<scalar_t>& x) {
-  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
-    const auto [low, high] = at::vec::convert_to_float<scalar_t>(x);
-    return at::vec::convert_from_float<scalar_t>(math::forward_cpu<VectorOps>(low),
-                                                 math::forward_cpu<VectorOps>(high));
-  } else {
-    return math::forward_cpu<VectorOps>(x);
-  }
-}
-
-template <typename scalar_t>
-Vectorized<scalar_t> backward_vector(const Vectorized<scalar_t>& grad_output,
-                                     const Vectorized<scalar_t>& x) {
-  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
-    const auto [grad_low, grad_high] = at::vec::convert_to_float<scalar_t>(grad_output);
-    const auto [x_low, x_high] = at::vec::convert_to_float<scalar_t>(x);
-    return at::vec::convert_from_float<scalar_t>(math::backward<VectorOps>(grad_low, x_low),
-                                                 math::backward<VectorOps>(grad_high, x_high));
-  } else {
-    return math::backward<VectorOps>(grad_output, x);
-  }
-}
-
 // Elements [i, i + size) of a contiguous operand, or a broadcast operand's one value in every lane.
 template <typename scalar_t>
 Vectorized<scalar_t> load(const scalar_t* p, int64_t stride, int64_t i) {
   return stride == 0 ? Vectorized<scalar_t>(*p) : Vectorized<scalar_t>::loadu(p + i);
+}
+
+// The 16-bit types are computed as two float vectors, as aten's vector loop computes them, with
+// Vectorized's conversions.
+template <typename scalar_t>
+C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const scalar_t* p,
+                                                                                 int64_t stride,
+                                                                                 int64_t i) {
+  const auto [low, high] = at::vec::convert_to_float<scalar_t>(load(p, stride, i));
+  return {low, high};
+}
+
+template <typename scalar_t>
+C10_ALWAYS_INLINE void store_from_floats(scalar_t* p, const Vectorized<float>& low,
+                                         const Vectorized<float>& high) {
+  at::vec::convert_from_float<scalar_t>(low, high).store(p);
+}
+
+#if defined(CPU_CAPABILITY_AVX512)
+// Contiguous float16 under AVX512 converted from and to two 256-bit halves directly: Vectorized's
+// 512-bit load, split and merge add shuffles that ran float16 rows at 0.6 - 0.8 of this
+// (benchmarks/NOTES.md). The same F16C-style rounding, so the same bits.
+template <>
+C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const c10::Half* p,
+                                                                                 int64_t stride,
+                                                                                 int64_t i) {
+  if (stride == 0) return {Vectorized<float>(float(*p)), Vectorized<float>(float(*p))};
+  const auto* half = reinterpret_cast<const __m256i*>(p + i);
+  return {_mm512_cvtph_ps(_mm256_loadu_si256(half)), _mm512_cvtph_ps(_mm256_loadu_si256(half + 1))};
+}
+
+template <>
+C10_ALWAYS_INLINE void store_from_floats(c10::Half* p, const Vectorized<float>& low,
+                                         const Vectorized<float>& high) {
+  constexpr int kRounding = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  auto* half = reinterpret_cast<__m256i*>(p);
+  _mm256_storeu_si256(half, _mm512_cvtps_ph(low, kRounding));
+  _mm256_storeu_si256(half + 1, _mm512_cvtps_ph(high, kRounding));
+}
+#endif
+
+// aten's vector op on the elements [i, i + Vectorized<scalar_t>::size()), stored to out + i.
+template <typename scalar_t>
+C10_ALWAYS_INLINE void forward_vector(const scalar_t* in, int64_t in_stride, scalar_t* out,
+                                      int64_t i) {
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    const auto [low, high] = load_as_floats(in, in_stride, i);
+    store_from_floats(out + i, with_atens_vector_nan(math::forward_cpu<VectorOps>(low), low),
+                      with_atens_vector_nan(math::forward_cpu<VectorOps>(high), high));
+  } else {
+    const Vectorized<scalar_t> x = load(in, in_stride, i);
+    with_atens_vector_nan(math::forward_cpu<VectorOps>(x), x).store(out + i);
+  }
+}
+
+template <typename scalar_t>
+C10_ALWAYS_INLINE void backward_vector(const scalar_t* grad_output, int64_t grad_output_stride,
+                                       const scalar_t* self, int64_t self_stride,
+                                       scalar_t* grad_input, int64_t i) {
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    const auto [grad_low, grad_high] = load_as_floats(grad_output, grad_output_stride, i);
+    const auto [x_low, x_high] = load_as_floats(self, self_stride, i);
+    store_from_floats(grad_input + i, math::backward<VectorOps>(grad_low, x_low),
+                      math::backward<VectorOps>(grad_high, x_high));
+  } else {
+    math::backward<VectorOps>(load(grad_output, grad_output_stride, i), load(self, self_stride, i))
+        .store(grad_input + i);
+  }
 }
 
 // aten's vector loop takes a row whose output and inputs are contiguous, except for at most one
@@ -150,8 +196,16 @@ V gather(const scalar_t*& p, int64_t stride) {
   return gather<V>(p, stride, std::make_index_sequence<V::size()>());
 }
 
+// A contiguous output beside strided inputs (the functional ops' own output) takes one store.
 template <typename V, typename scalar_t>
 void scatter(const V& v, scalar_t*& p, int64_t stride) {
+  if constexpr (std::is_same_v<typename V::value_type, scalar_t>) {
+    if (stride == 1) {
+      v.store(p);
+      p += V::size();
+      return;
+    }
+  }
   __at_align__ typename V::value_type lanes[V::size()];
   v.store(lanes);
   for (int64_t j = 0; j < V::size(); ++j, p += stride) *p = static_cast<scalar_t>(lanes[j]);
@@ -189,7 +243,7 @@ inline FourFloats operator/(FourFloats a, FourFloats b) { return _mm_div_ps(a.v,
 inline FourFloats operator>(FourFloats a, FourFloats b) { return _mm_cmpgt_ps(a.v, b.v); }
 inline FourFloats operator<(FourFloats a, FourFloats b) { return _mm_cmplt_ps(a.v, b.v); }
 
-// std::max(a, b) and std::min(a, b) are the instructions with b first (see LaneByLaneOps).
+// std::max(a, b) and std::min(a, b) are the instructions with b first (as VectorOps').
 struct FourFloatOps {
   static FourFloats max(FourFloats a, FourFloats b) { return _mm_max_ps(b.v, a.v); }
   static FourFloats min(FourFloats a, FourFloats b) { return _mm_min_ps(b.v, a.v); }
@@ -209,6 +263,11 @@ inline FourFloats gather_four(const float*& p, int64_t stride) {
 }
 
 inline void scatter_four(FourFloats v, float*& p, int64_t stride) {
+  if (stride == 1) {
+    _mm_storeu_ps(p, v.v);
+    p += 4;
+    return;
+  }
   __at_align__ float lanes[4];
   _mm_store_ps(lanes, v.v);
   for (int j = 0; j < 4; ++j, p += stride) *p = lanes[j];
@@ -243,13 +302,13 @@ int64_t forward_gathered(const scalar_t* in, int64_t in_stride, scalar_t* out, i
   int64_t i = 0;
   if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
     for (; i + 2 * V::size() <= n; i += 2 * V::size()) {
-      const V low = math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride));
-      const V high = math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride));
+      const V low = math::forward_cpu<VectorOps>(gather<V>(in, in_stride));
+      const V high = math::forward_cpu<VectorOps>(gather<V>(in, in_stride));
       scatter(narrow_as_scalar_loop<scalar_t>(low, high), out, out_stride);
     }
   } else {
     for (; i + V::size() <= n; i += V::size()) {
-      scatter(math::forward_cpu<LaneByLaneOps>(gather<V>(in, in_stride)), out, out_stride);
+      scatter(math::forward_cpu<VectorOps>(gather<V>(in, in_stride)), out, out_stride);
     }
   }
   return i;
@@ -262,7 +321,7 @@ int64_t backward_gathered(const scalar_t* grad_output, int64_t grad_output_strid
   using V = Vectorized<opmath_t<scalar_t>>;
   const auto next = [&] {
     const V grad = gather<V>(grad_output, grad_output_stride);
-    return math::backward<LaneByLaneOps>(grad, gather<V>(self, self_stride));
+    return math::backward<VectorOps>(grad, gather<V>(self, self_stride));
   };
   int64_t i = 0;
   if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
@@ -283,7 +342,7 @@ void forward_row(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t o
   if (vector_loop_takes(out_stride, in_stride)) {
     for (; i + kStep<scalar_t> <= n; i += kStep<scalar_t>) {
       for (int64_t j = i; j < i + kStep<scalar_t>; j += Vectorized<scalar_t>::size()) {
-        forward_vector(load(in, in_stride, j)).store(out + j);
+        forward_vector(in, in_stride, out, j);
       }
     }
   } else {
@@ -305,8 +364,7 @@ void backward_row(const scalar_t* grad_output, int64_t grad_output_stride, const
   if (vector_loop_takes(grad_input_stride, grad_output_stride, self_stride)) {
     for (; i + kStep<scalar_t> <= n; i += kStep<scalar_t>) {
       for (int64_t j = i; j < i + kStep<scalar_t>; j += Vectorized<scalar_t>::size()) {
-        backward_vector(load(grad_output, grad_output_stride, j), load(self, self_stride, j))
-            .store(grad_input + j);
+        backward_vector(grad_output, grad_output_stride, self, self_stride, grad_input, j);
       }
     }
   } else {
