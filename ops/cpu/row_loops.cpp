@@ -4,14 +4,17 @@
 // hardsigmoid_ops::cpu::CPU_CAPABILITY.
 //
 // The loop structure is aten's (aten/src/ATen/native/cpu/Loops.h, VectorizedLoop2d), so that
-// aten's bits follow by construction, NaN bits included:
+// aten's bits follow, NaN bits included:
 // - every operand contiguous, or one input a broadcast scalar (stride 0) beside contiguous
 //   others: aten's vector loop. Two 256-bit vectors an iteration, at::vec::maximum / minimum (a
-//   NaN lane becomes an all-ones NaN), Vectorized's own half / bfloat16 conversions; the last
-//   elements, fewer than an iteration, through the scalar formula.
+//   NaN lane becomes an all-ones NaN on x86), Vectorized's own half / bfloat16 conversions; the
+//   last elements, fewer than an iteration, through the scalar formula.
 // - any other strides: aten's scalar loop, the scalar formula element by element (std::max's NaN
 //   rule, c10's scalar half / bfloat16 conversions). Here on vectors of lanes gathered one at a
 //   time, with the same NaN rule and c10's results, which runs faster (benchmarks/NOTES.md).
+// Where a measurement showed Vectorized's own way slower, a named function does it another way
+// with the same bits: with_atens_vector_nan, narrow_as_scalar_loop, load_as_floats /
+// store_from_floats (float16 under AVX512), FourFloats (strided float32 rows).
 #include "ops/cpu/row_loops.h"
 
 #include <ATen/OpMathType.h>
