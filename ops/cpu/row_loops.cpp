@@ -71,7 +71,7 @@ struct VectorOps {
 // a NaN lane (max or min, OR'd with the unordered mask) and in the generic DEFAULT build the
 // first operand's NaN. With VectorOps' clamp, a NaN input ends as its own NaN; here it becomes
 // the all-ones one where aten's does: the same bits for every input at two instructions a
-// vector, where maximum and minimum take six (1.3 - 1.5 times the throughput on the 16-bit types,
+// vector, where maximum and minimum take six (1.15 - 1.35 times the throughput on the 16-bit types,
 // benchmarks/NOTES.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
 template <typename V>
 V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
@@ -120,7 +120,7 @@ C10_ALWAYS_INLINE void store_from_floats(scalar_t* p, const Vectorized<float>& l
 
 #if defined(CPU_CAPABILITY_AVX512)
 // Contiguous float16 under AVX512 converted from and to two 256-bit halves directly: Vectorized's
-// 512-bit load, split and merge add shuffles that ran float16 rows at 0.6 - 0.8 of this
+// 512-bit load, split and merge add shuffles that ran float16 rows at 0.83 - 0.95 of this
 // (benchmarks/NOTES.md). The same F16C-style rounding, so the same bits.
 template <>
 C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const c10::Half* p,
