@@ -39,4 +39,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfi
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/HardsigmoidOpsConfigVersion.cmake
+              cmake/torch_wheel_libs.cmake
         DESTINATION ${HARDSIGMOID_OPS_CMAKE_DIR})

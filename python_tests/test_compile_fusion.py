@@ -107,7 +107,10 @@ def test_backward_equals_compiled_aten(device, dtype, name, gen):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_opaque_inplace_backward_equals_eager(device, dtype, gen):
     """Fusion off: the in-place op is one opaque call, and the backward reads its stored result,
-    rounded as eager's is (compiled aten's recomputes it unrounded)."""
+    rounded as eager's is (compiled aten's recomputes it unrounded). A NaN is compared as NaN:
+    the multiplications around the op are inductor's kernels here and eager aten's in the
+    reference, and a NaN through them keeps different bits (eager's scalar tail returns c10's
+    bfloat16 NaN, inductor's vector code the all-ones one)."""
     hardsigmoid_ops.set_compile_fusion(False)
     compiled = torch.compile(OURS["inplace"], fullgraph=True)
     x, s = _inputs(dtype, device, gen, requires_grad=True)
@@ -115,7 +118,7 @@ def test_opaque_inplace_backward_equals_eager(device, dtype, gen):
     got = _run(compiled, x, s, upstream)
     expected = _run(ATEN["inplace"], x, s, upstream)
     for g, e in zip(got, expected):
-        assert_identical(g, e, inputs=x)
+        assert_identical(g, e, inputs=x, nan_bits=False)
 
 
 def test_tracing_outside_compile_keeps_the_inplace_op(device, gen):

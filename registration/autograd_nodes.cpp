@@ -113,10 +113,8 @@ class SavedSelfNode final : public torch::autograd::Node {
 };
 
 template <typename Formula, typename... Inputs>
-std::shared_ptr<torch::autograd::Node> make_node(const at::Tensor& saved_self,
-                                                 const Inputs&... inputs) {
-  std::shared_ptr<SavedSelfNode<Formula>> node(new SavedSelfNode<Formula>(),
-                                               torch::autograd::deleteNode);
+NodePtr make_node(const at::Tensor& saved_self, const Inputs&... inputs) {
+  const auto node = new_node<SavedSelfNode<Formula>>();
   node->set_next_edges(torch::autograd::collect_next_edges(inputs...));
   node->self_ = SavedVariable(saved_self, /*is_output=*/false);
   return node;
@@ -124,13 +122,11 @@ std::shared_ptr<torch::autograd::Node> make_node(const at::Tensor& saved_self,
 
 }  // namespace
 
-std::shared_ptr<torch::autograd::Node> make_hardsigmoid_node(const at::Tensor& self,
-                                                             const at::Tensor& saved_self) {
+NodePtr make_hardsigmoid_node(const at::Tensor& self, const at::Tensor& saved_self) {
   return make_node<HardsigmoidFormula>(saved_self, self);
 }
 
-std::shared_ptr<torch::autograd::Node> make_hardsigmoid_backward_node(const at::Tensor& grad_output,
-                                                                      const at::Tensor& self) {
+NodePtr make_hardsigmoid_backward_node(const at::Tensor& grad_output, const at::Tensor& self) {
   return make_node<HardsigmoidBackwardFormula>(self, grad_output, self);
 }
 

@@ -14,13 +14,11 @@ namespace hardsigmoid_ops::registration {
 
 // Gradient of hardsigmoid(self), and of hardsigmoid_(self) with the self it overwrote:
 // hardsigmoid_backward(grad, self). One input edge: self.
-std::shared_ptr<torch::autograd::Node> make_hardsigmoid_node(const at::Tensor& self,
-                                                             const at::Tensor& saved_self);
+NodePtr make_hardsigmoid_node(const at::Tensor& self, const at::Tensor& saved_self);
 
 // Gradient of hardsigmoid_backward(grad_output, self). It is linear in grad_output, with gradient
 // hardsigmoid_backward(grad, self), and piecewise constant in self, with gradient zero (aten's own
 // hardsigmoid_backward has no derivative). Two input edges: grad_output, self.
-std::shared_ptr<torch::autograd::Node> make_hardsigmoid_backward_node(const at::Tensor& grad_output,
-                                                                      const at::Tensor& self);
+NodePtr make_hardsigmoid_backward_node(const at::Tensor& grad_output, const at::Tensor& self);
 
 }  // namespace hardsigmoid_ops::registration

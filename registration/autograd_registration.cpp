@@ -83,7 +83,7 @@ at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self
   // Checked here too, so that a sparse or nested input is named before the dispatcher finds no
   // kernel for its backend.
   checks::check_input("hardsigmoid", "self", self);
-  std::shared_ptr<torch::autograd::Node> grad_fn;
+  NodePtr grad_fn;
   if (requires_grad(self)) grad_fn = make_hardsigmoid_node(self, self);
   at::Tensor result = [&] {
     at::AutoDispatchBelowADInplaceOrView below;
@@ -109,7 +109,7 @@ void hardsigmoid_inplace_autograd(c10::DispatchKeySet keys, const at::Tensor& se
   if (record || tangent.defined()) {
     original_self = (tangent.defined() ? self._fw_primal(kForwardLevel) : self).clone();
   }
-  std::shared_ptr<torch::autograd::Node> grad_fn;
+  NodePtr grad_fn;
   if (record) grad_fn = make_hardsigmoid_node(self, *original_self);
   {
     at::AutoDispatchBelowAutograd below;
@@ -151,7 +151,7 @@ at::Tensor hardsigmoid_backward_autograd(c10::DispatchKeySet keys, const at::Ten
   const auto& op = hardsigmoid_backward_op();
   checks::check_input("hardsigmoid_backward", "grad_output", grad_output);
   checks::check_input("hardsigmoid_backward", "self", self);
-  std::shared_ptr<torch::autograd::Node> grad_fn;
+  NodePtr grad_fn;
   if (requires_grad(grad_output) || requires_grad(self)) {
     grad_fn = make_hardsigmoid_backward_node(grad_output, self);
   }

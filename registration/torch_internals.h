@@ -26,3 +26,31 @@
 #include <ATen/functorch/DynamicLayer.h>
 #include <ATen/functorch/PlumbingHelper.h>
 #include <ATen/functorch/TensorWrapper.h>
+
+#include <torch/version.h>
+
+#include <memory>
+
+namespace hardsigmoid_ops::registration {
+
+// How a backward Node is held, the one internal API here that differs between the supported
+// releases. Up to torch 2.12 a Node is held by std::shared_ptr, created with deleteNode as its
+// deleter (which frees long chains of Nodes without deep recursion); torch 2.13 made Node a
+// c10::intrusive_ptr_target, held by c10::intrusive_ptr, and removed deleteNode.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 13)
+using NodePtr = c10::intrusive_ptr<torch::autograd::Node>;
+
+template <typename NodeType>
+c10::intrusive_ptr<NodeType> new_node() {
+  return c10::make_intrusive<NodeType>();
+}
+#else
+using NodePtr = std::shared_ptr<torch::autograd::Node>;
+
+template <typename NodeType>
+std::shared_ptr<NodeType> new_node() {
+  return std::shared_ptr<NodeType>(new NodeType(), torch::autograd::deleteNode);
+}
+#endif
+
+}  // namespace hardsigmoid_ops::registration

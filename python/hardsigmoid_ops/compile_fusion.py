@@ -59,6 +59,18 @@ _inplace._hardsigmoid_ops_entry = _out._hardsigmoid_ops_entry = True
 _DECOMPOSE = torch._ops.OpOverload.decompose.__code__
 
 
+def _current_decomposition_table():
+    """The decomposition table of the make_fx tracing in progress ({} when there is none). Up to
+    torch 2.12 a module global of proxy_tensor, set by its `decompose` context; from torch 2.13
+    an attribute of the proxy mode, which `enable_decompositions` sets."""
+    from torch.fx.experimental import proxy_tensor
+
+    if hasattr(proxy_tensor, "CURRENT_DECOMPOSITION_TABLE"):
+        return proxy_tensor.CURRENT_DECOMPOSITION_TABLE
+    mode = proxy_tensor.get_proxy_mode()
+    return getattr(mode, "decomposition_table", None) or {}
+
+
 def _as_atens_when_functionalized(op, atens):
     """A Python-only CompositeImplicitAutograd kernel for a mutating op. Asked by a tracing mode
     through OpOverload.decompose (FunctionalTensorMode asks for every mutating op; FakeTensorMode
@@ -76,13 +88,12 @@ def _as_atens_when_functionalized(op, atens):
 
     def kernel(*args):
         from torch._subclasses.functional_tensor import FunctionalTensorMode
-        from torch.fx.experimental import proxy_tensor
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
         if sys._getframe(1).f_code is not _DECOMPOSE:
             with torch._C._DisablePythonDispatcher():
                 return op(*args)
-        entry = proxy_tensor.CURRENT_DECOMPOSITION_TABLE.get(op)
+        entry = _current_decomposition_table().get(op)
         tracing_for_inductor = getattr(entry, "_hardsigmoid_ops_entry", False)
         if not (_enabled and tracing_for_inductor
                 and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):

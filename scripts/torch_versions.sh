@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Builds and tests the library against each torch release it supports (README, "Supported torch
+# releases"). Per release: a virtual environment of its own, the build (the CUDA sources compiled
+# too where nvcc is found), the GoogleTest cases through CTest (CUDA ones skip without a GPU),
+# pytest, and the package's refusal of a library built against another release. Then a table,
+# release by suite, of passed / failed / skipped with the skip reasons.
+#   bash scripts/torch_versions.sh [VERSION...]          (default: every supported release)
+#   PYTEST_ARGS='-k "matches_aten"' bash scripts/torch_versions.sh 2.15.0   (a subset of pytest)
+# The pinned release (requirements.txt) uses the project's .venv (scripts/setup.sh); the others
+# .venvs/torch-VERSION, created on first use (about 2.7 GB of wheels each). Build trees:
+# build-torch-VERSION. Reports: build-torch-versions/ (summary.md, and each suite's JUnit XML and
+# log). Exits non-zero when any suite of any release failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${TORCH_VERSIONS_OUT:-$ROOT/build-torch-versions}"
+PINNED="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
+SUPPORTED=(2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
+versions=("$@")
+((${#versions[@]})) || versions=("${SUPPORTED[@]}")
+mkdir -p "$OUT"
+
+# The torchvision built for each release (the tests run its MobileNetV3).
+torchvision_for() {
+  case "$1" in
+    2.11.*) echo 0.26.0 ;;
+    2.12.*) echo 0.27.1 ;;
+    2.13.*) echo 0.28.0 ;;
+    2.14.*) echo 0.29.1 ;;
+    2.15.*) echo 0.29.2 ;;  # torchvision's stable-ABI build, for torch 2.14 and later
+    *) return 1 ;;
+  esac
+}
+
+# The virtual environment of a release, created or completed when its requirements change:
+# requirements.txt's test tools with this torch and its torchvision (not matplotlib: no plots).
+venv_for() {
+  local version="$1" venv
+  if [[ "$version" == "$PINNED" ]]; then
+    bash "$ROOT/scripts/setup.sh" >&2 || return 1
+    echo "$ROOT/.venv"
+    return
+  fi
+  venv="$ROOT/.venvs/torch-$version"
+  local requirements
+  requirements="$(grep -vE '^(#|torch==|torchvision==|matplotlib==)' "$ROOT/requirements.txt" | grep .)
+torch==$version
+torchvision==$(torchvision_for "$version")"
+  local stamp="$venv/.requirements.sha256" want
+  want="$(sha256sum <<<"$requirements" | cut -d' ' -f1)"
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+    echo "torch_versions: installing torch $version into $venv" >&2
+    [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv" || return 1
+    "$venv/bin/python" -m pip install -q --upgrade pip >&2 || return 1
+    "$venv/bin/python" -m pip install -q $requirements >&2 || return 1
+    echo "$want" >"$stamp"
+  fi
+  echo "$venv"
+}
+
+# "passed failed skipped" from a JUnit XML file (CTest's and pytest's), and the skip reasons,
+# counted, one "count × reason" a line.
+junit_counts() {
+  python3 - "$1" <<'EOF'
+import collections, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = list(root.iter("testcase"))
+failed = sum(1 for c in cases if c.find("failure") is not None or c.find("error") is not None)
+skipped = sum(1 for c in cases if c.find("skipped") is not None)
+print(len(cases) - failed - skipped, failed, skipped)
+def reason(case, skip):
+    # GoogleTest's message is "file:line" and the reason on the next line; CTest's names the skip
+    # return code, and the test's own output ends with its reason.
+    message = (skip.get("message") or skip.text or "").strip()
+    if message.startswith("SKIP_RETURN_CODE"):
+        message = (case.findtext("system-out") or "").strip() or message
+    return message.splitlines()[-1] if message else "no reason given"
+reasons = collections.Counter(reason(c, c.find("skipped")) for c in cases
+                              if c.find("skipped") is not None)
+for reason, count in reasons.most_common():
+    print(f"{count} × {reason[:160]}")
+EOF
+}
+
+declare -A result
+record() {  # version suite "passed failed skipped" [reasons file]
+  result["$1/$2"]="$3"
+  if [[ -n "${4:-}" && -s "$4" ]]; then
+    { echo "- torch $1, $2 skips:"; sed 's/^/  - /' "$4"; } >>"$OUT/skips.md"
+  fi
+}
+: >"$OUT/skips.md"
+status=0
+
+# Records a suite from its JUnit XML file ($2.xml), or that it did not run ($2.log says why).
+suite_counts() {  # version suite path-without-extension
+  if [[ -f "$3.xml" ]]; then
+    junit_counts "$3.xml" >"$3.counts"
+    tail -n +2 "$3.counts" >"$3.skips"
+    record "$1" "$2" "$(head -1 "$3.counts")" "$3.skips"
+  else
+    record "$1" "$2" "did not run ($3.log)"
+  fi
+}
+
+for version in "${versions[@]}"; do
+  echo "== torch $version"
+  log="$OUT/torch-$version"
+  build="$ROOT/build-torch-$version"
+  rm -f "$log"-*
+  if ! torchvision_for "$version" >/dev/null; then
+    echo "torch_versions: $version is not a supported release (${SUPPORTED[*]})" >&2
+    record "$version" build "not supported"
+    status=1
+    continue
+  fi
+  if ! venv="$(venv_for "$version" 2>"$log-setup.log")"; then
+    tail -5 "$log-setup.log"
+    record "$version" build "environment failed ($log-setup.log)"
+    status=1
+    continue
+  fi
+  if ! HARDSIGMOID_OPS_VENV="$venv" BUILD_DIR="$build" bash "$ROOT/scripts/build.sh" \
+    >"$log-build.log" 2>&1; then
+    tail -20 "$log-build.log"
+    record "$version" build "failed ($log-build.log)"
+    status=1
+    continue
+  fi
+  # Warnings from the project's own sources (torch's headers' are not ours to fix).
+  own_warnings="$(grep -E "^($ROOT/)?(ops|registration|cpp_tests|benchmarks|torchscript_examples|export_examples)/[^:]*:[0-9]+:[0-9]+: warning" "$log-build.log" | sort -u | wc -l)"
+  record "$version" build "built, $own_warnings warnings of its own"
+  [[ "$own_warnings" == 0 ]] || status=1
+
+  # The GoogleTest cases in one process (CTest would start one per case: minutes of loading
+  # libtorch), then CTest for the rest (the per-capability reruns, the TorchScript, AOTI and
+  # installed-package round trips, the benchmark smoke test).
+  "$build/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 --gtest_output="xml:$log-gtest.xml" \
+    >"$log-gtest.log" 2>&1 || status=1
+  suite_counts "$version" GoogleTest "$log-gtest"
+  ctest --test-dir "$build" --parallel "$(nproc)" --label-exclude googletest \
+    --output-junit "$log-ctest.xml" >"$log-ctest.log" 2>&1 || status=1
+  suite_counts "$version" CTest "$log-ctest"
+
+  (
+    cd "$ROOT" && export HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" &&
+      eval "\"$venv/bin/python\" -m pytest python_tests -q -rs -p no:cacheprovider \
+        --junitxml=\"$log-pytest.xml\" ${PYTEST_ARGS:-}"
+  ) >"$log-pytest.log" 2>&1 || status=1
+  suite_counts "$version" pytest "$log-pytest"
+
+  # The library just built, named to the package in the pinned release's Python (or, for the
+  # pinned release, in the first other one set up): importing the package must refuse it by name,
+  # not fail in the dynamic loader.
+  other_python="$ROOT/.venv/bin/python"
+  if [[ "$version" == "$PINNED" ]]; then
+    other_python=""
+    for v in "${SUPPORTED[@]}"; do
+      [[ "$v" != "$PINNED" && -x "$ROOT/.venvs/torch-$v/bin/python" ]] && {
+        other_python="$ROOT/.venvs/torch-$v/bin/python"
+        break
+      }
+    done
+  fi
+  if [[ -z "$other_python" || ! -x "$other_python" ]]; then
+    record "$version" refusal "skipped: no other release set up to load it in"
+  elif (cd "$ROOT" && PYTHONPATH="$ROOT/python" HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" \
+    "$other_python" - "$version" >"$log-refusal.log" 2>&1 <<'EOF'
+import sys, torch
+try:
+    import hardsigmoid_ops
+except ImportError as e:
+    message = str(e)
+    assert f"built against torch {sys.argv[1]}" in message and torch.__version__ in message, message
+    print("refused:", message)
+else:
+    sys.exit(f"torch {torch.__version__} loaded a library built against torch {sys.argv[1]}")
+EOF
+  ); then
+    record "$version" refusal "passed (loaded in torch $("$other_python" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
+  else
+    record "$version" refusal "failed ($log-refusal.log)"
+    status=1
+  fi
+done
+
+{
+  echo "| torch | build | GoogleTest | CTest, the rest | pytest | refusal in another torch |"
+  echo "|---|---|---|---|---|---|"
+  for version in "${versions[@]}"; do
+    echo "| $version | ${result[$version/build]:-} | ${result[$version/GoogleTest]:-not run} | ${result[$version/CTest]:-not run} | ${result[$version/pytest]:-not run} | ${result[$version/refusal]:-not run} |"
+  done
+  echo
+  echo "Counts are passed / failed / skipped."
+  echo
+  cat "$OUT/skips.md"
+} >"$OUT/summary.md"
+cat "$OUT/summary.md"
+exit "$status"
