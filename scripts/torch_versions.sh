@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and tests the library against each torch release it supports (README, "Supported torch
 # releases"). Per release: a virtual environment of its own, the build (the CUDA sources compiled
-# too where nvcc is found), the GoogleTest cases through CTest (CUDA ones skip without a GPU),
-# pytest, and the package's refusal of a library built against another release. Then a table,
-# release by suite, of passed / failed / skipped with the skip reasons.
+# too where nvcc is found), the GoogleTest cases in one process, the other CTest entries, pytest
+# (CUDA cases skip without a GPU), and the package's refusal of a library built against another
+# release. Then a table, release by suite, of passed / failed / skipped with the skip reasons.
+# Each release's run starts with an empty inductor cache of its own.
 #   bash scripts/torch_versions.sh [VERSION...]          (default: every supported release)
 #   PYTEST_ARGS='-k "matches_aten"' bash scripts/torch_versions.sh 2.15.0   (a subset of pytest)
 # The pinned release (requirements.txt) uses the project's .venv (scripts/setup.sh); the others
@@ -106,7 +107,8 @@ for version in "${versions[@]}"; do
   echo "== torch $version"
   log="$OUT/torch-$version"
   build="$ROOT/build-torch-$version"
-  rm -f "$log"-*
+  rm -rf "$log"-*
+  export TORCHINDUCTOR_CACHE_DIR="$log-inductor-cache"
   if ! torchvision_for "$version" >/dev/null; then
     echo "torch_versions: $version is not a supported release (${SUPPORTED[*]})" >&2
     record "$version" build "not supported"

@@ -29,6 +29,7 @@ never reused in the other (a tag set by the user stays in front of it; one set a
 package's import replaces it, so set yours first).
 """
 
+import contextvars
 import os
 import sys
 
@@ -39,9 +40,10 @@ from . import _on_import
 ENV = "HARDSIGMOID_OPS_COMPILE_FUSION"
 _DECOMPOSITION_MODULE = "torch._inductor.decomposition"
 _TAG_PREFIX = "hardsigmoid_ops-compile-fusion-"
-# Part of the tag: raise it when the entries change, so that graphs cached with the old ones are
-# not served.
-_ENTRIES_VERSION = 3
+# Part of the tag: raise it when the entries change, or when they apply (4: torch 2.12's table,
+# a ContextVar, was not read, so its graphs were cached opaque), so that graphs cached with the
+# old ones are not served.
+_ENTRIES_VERSION = 4
 
 _enabled = os.environ.get(ENV, "1") not in ("0", "false", "False", "off")
 
@@ -60,13 +62,17 @@ _DECOMPOSE = torch._ops.OpOverload.decompose.__code__
 
 
 def _current_decomposition_table():
-    """The decomposition table of the make_fx tracing in progress ({} when there is none). Up to
-    torch 2.12 a module global of proxy_tensor, set by its `decompose` context; from torch 2.13
-    an attribute of the proxy mode, which `enable_decompositions` sets."""
+    """The decomposition table of the make_fx tracing in progress ({} when there is none), set
+    by proxy_tensor's `decompose` context: in torch 2.11 a module global, in 2.12 a ContextVar
+    of the same name (whose .get(op) would return op, not the entry), from 2.13 an attribute of
+    the proxy mode (its `enable_decompositions`)."""
     from torch.fx.experimental import proxy_tensor
 
-    if hasattr(proxy_tensor, "CURRENT_DECOMPOSITION_TABLE"):
-        return proxy_tensor.CURRENT_DECOMPOSITION_TABLE
+    table = getattr(proxy_tensor, "CURRENT_DECOMPOSITION_TABLE", None)
+    if isinstance(table, contextvars.ContextVar):
+        return table.get({})
+    if table is not None:
+        return table
     mode = proxy_tensor.get_proxy_mode()
     return getattr(mode, "decomposition_table", None) or {}
 
