@@ -77,8 +77,8 @@ def reason(case, skip):
     return message.splitlines()[-1] if message else "no reason given"
 reasons = collections.Counter(reason(c, c.find("skipped")) for c in cases
                               if c.find("skipped") is not None)
-for reason, count in reasons.most_common():
-    print(f"{count} × {reason[:160]}")
+for text, count in reasons.most_common():
+    print(f"{count} × {text[:160]}")
 EOF
 }
 
@@ -92,7 +92,7 @@ record() {  # version suite "passed failed skipped" [reasons file]
 : >"$OUT/skips.md"
 status=0
 
-# Records a suite from its JUnit XML file ($2.xml), or that it did not run ($2.log says why).
+# Records a suite from its JUnit XML file ($3.xml), or that it did not run ($3.log says why).
 suite_counts() {  # version suite path-without-extension
   if [[ -f "$3.xml" ]]; then
     junit_counts "$3.xml" >"$3.counts"
