@@ -3,9 +3,10 @@
 # pytest suites with CUDA (the fuzzing, and the multi-GPU and DTensor/NCCL tests where there are two
 # GPUs, included), compute-sanitizer memcheck, racecheck and initcheck over the CUDA tests, then
 # the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
-# recorded by autograd). Logs, CSV and PNG go to OUTDIR.
+# recorded by autograd), and the ceiling study of a read-once write-once stream (timings, ncu's
+# counters per mechanism, a PNG). Logs, CSV and PNG go to OUTDIR.
 #
-#   bash scripts/gpu_check.sh OUTDIR [tests|bench|all]     (default: all)
+#   bash scripts/gpu_check.sh OUTDIR [tests|bench|ceiling|all]     (default: all)
 #
 # TORCH_PYTHON picks the Python whose torch to build against and test with (default python3).
 # Where no GoogleTest is installed, put its sources in .deps/googletest. Each step's log ends in
@@ -76,5 +77,29 @@ if [[ "$PART" == bench || "$PART" == all ]]; then
         --device cuda --csv "$OUTDIR/compile_benchmark_cuda.csv"
   }
   TAIL_LINES=60 step benchmark bench
+fi
+if [[ "$PART" == ceiling || "$PART" == all ]]; then
+  # Every mechanism timed at every size, then each launched once at the headline size under ncu
+  # (clocks left as they run, so that the counters describe the timed runs), then the plot.
+  metrics=(
+    gpu__time_duration.sum
+    dram__throughput.avg.pct_of_peak_sustained_elapsed
+    dram__bytes_read.sum dram__bytes_write.sum
+    lts__t_sectors_op_read.sum lts__t_sectors_op_write.sum lts__t_sector_hit_rate.pct
+    sm__warps_active.avg.pct_of_peak_sustained_active
+    dram__cycles_active.avg.pct_of_peak_sustained_elapsed
+    dram__cycles_active_read.avg.pct_of_peak_sustained_elapsed
+    dram__cycles_active_write.avg.pct_of_peak_sustained_elapsed
+  )
+  ceiling() {
+    local exe="$BUILD_DIR/benchmarks/cuda_ceiling"
+    "$exe" --csv "$OUTDIR/ceiling.csv" &&
+      ncu --profile-from-start off --nvtx --clock-control none --csv --page raw \
+        --metrics "$(IFS=,; echo "${metrics[*]}")" --log-file "$OUTDIR/ceiling_ncu.csv" \
+        "$exe" --once &&
+      "$TORCH_PYTHON" "$ROOT/benchmarks/plot_ceiling.py" "$OUTDIR/ceiling.csv" \
+        "$OUTDIR/ceiling_ncu.csv" "$OUTDIR/ceiling.png"
+  }
+  TAIL_LINES=60 step ceiling ceiling
 fi
 exit $status
