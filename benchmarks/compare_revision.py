@@ -5,10 +5,11 @@ to `hardsigmoid_ops_rev`, so that both load into one process) and runs this scri
 size it starts one process, which loads both libraries and, per dtype and thread count, times in
 turns, round after round (the order rotating each round):
 
-- `out`:        hardsigmoid_out into a preallocated tensor (this tree, the revision, aten);
+- `out`:        hardsigmoid_out into a preallocated tensor (this tree, the revision, aten),
+                beside `out.copy_(x)`, the floor of a call that reads one tensor and writes one;
 - `functional`: hardsigmoid(x), which allocates its output and so pays that memory's page
-                faults (this tree, the revision, aten), beside `x.clone()`: the floor of a call
-                that must allocate and fill a new tensor;
+                faults (this tree, the revision, aten), beside `x.clone()` as the copy: the floor
+                of a call that must allocate and fill a new tensor;
 - `backward`:   hardsigmoid_backward(g, x), allocating (with --ops backward).
 
 Every callable's result is compared with aten's bit for bit first (NaN, ±inf, ±0, ±3 and a
@@ -62,13 +63,14 @@ def callables(torch, op, x, g, out):
             "current": lambda: ours.hardsigmoid_out(x, out),
             "revision": lambda: rev.hardsigmoid_out(x, out),
             "aten": lambda: aten.hardsigmoid.out(x, out=out),
+            "copy": lambda: out.copy_(x),
         }
     if op == "functional":
         return {
             "current": lambda: ours.hardsigmoid(x),
             "revision": lambda: rev.hardsigmoid(x),
             "aten": lambda: aten.hardsigmoid(x),
-            "clone": lambda: x.clone(),
+            "copy": lambda: x.clone(),
         }
     return {
         "current": lambda: ours.hardsigmoid_backward(g, x),
@@ -79,9 +81,7 @@ def callables(torch, op, x, g, out):
 
 def check(torch, op, fns, x, g, out):
     """Each callable's result against aten's, bit for bit (the copy against the input)."""
-    if op == "out":
-        reference = torch.ops.aten.hardsigmoid(x)
-    elif op == "functional":
+    if op in ("out", "functional"):
         reference = torch.ops.aten.hardsigmoid(x)
     else:
         reference = torch.ops.aten.hardsigmoid_backward(g, x)
@@ -92,7 +92,7 @@ def check(torch, op, fns, x, g, out):
             result = out
         else:
             result = fn()
-        expected = x if name == "clone" else reference
+        expected = x if name == "copy" else reference
         if same_bits(torch, result, expected):
             continue
         # An older revision may predate aten's NaN bits: it must still give aten's values.
@@ -161,7 +161,7 @@ def ratio_cell(times, slower, faster):
 def table(rows, other_name):
     header = [
         "dtype", "op", "threads", "log2n", "current ms", f"{other_name} ms", "aten ms",
-        "clone ms", f"current vs {other_name}", "current vs aten", "current vs clone",
+        "copy ms", f"current vs {other_name}", "current vs aten", "current vs copy",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
@@ -172,10 +172,10 @@ def table(rows, other_name):
             + " | ".join(
                 [
                     row["dtype"], row["op"], str(row["threads"]), str(row["log2n"]),
-                    ms["current"], ms["revision"], ms["aten"], ms.get("clone", ""),
+                    ms["current"], ms["revision"], ms["aten"], ms.get("copy", ""),
                     ratio_cell(t, "revision", "current"),
                     ratio_cell(t, "aten", "current"),
-                    ratio_cell(t, "clone", "current") if "clone" in t else "",
+                    ratio_cell(t, "copy", "current") if "copy" in t else "",
                 ]
             )
             + " |"

@@ -1,6 +1,9 @@
 // CPU drivers: split the work across threads and hand rows to the row loops of the instruction
 // set aten runs with (row_loops.h).
 //
+// A flat span's output pages are mapped by each thread before its loop writes them, when they are
+// not mapped yet (ops/cpu/fresh_pages.h): a new output's page faults cost more than the op.
+//
 // Two walks (ops/tensor_walk.h): one flat span, or, for step slices, expanded inputs and mixed
 // layouts, a TensorIterator whose rows (with their strides) go to the same loops. Both split the
 // work as aten's loop does from aten's grain (at::internal::GRAIN_SIZE) up, so that every
@@ -15,6 +18,7 @@
 
 #include <algorithm>
 
+#include "ops/cpu/fresh_pages.h"
 #include "ops/cpu/row_loops.h"
 #include "ops/tensor_walk.h"
 
@@ -52,6 +56,7 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = out.mutable_data_ptr<scalar_t>();
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
+      populate_fresh_pages(result + begin, (end - begin) * sizeof(scalar_t));
       loops.forward(in + begin, 1, result + begin, 1, end - begin);
     });
     return;
@@ -79,6 +84,7 @@ void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = grad_input.mutable_data_ptr<scalar_t>();
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
+      populate_fresh_pages(result + begin, (end - begin) * sizeof(scalar_t));
       loops.backward(grad + begin, 1, in + begin, 1, result + begin, 1, end - begin);
     });
     return;

@@ -14,7 +14,9 @@
 //   time, with the same NaN rule and c10's results, which runs faster (benchmarks/NOTES.md).
 // Where a measurement showed Vectorized's own way slower, a named function does it another way
 // with the same bits: with_atens_vector_nan, narrow_as_scalar_loop, load_as_floats /
-// store_from_floats (float16 under AVX512), FourFloats (strided float32 rows).
+// store_from_floats (float16 under AVX512), FourFloats (strided float32 rows), and forward_math,
+// which multiplies by 1/6 where aten divides by 6 for half and bfloat16 (the same 16 bits on every
+// input: hardsigmoid_math.h).
 #include "ops/cpu/row_loops.h"
 
 #include <ATen/OpMathType.h>
@@ -85,9 +87,20 @@ V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
 template <typename scalar_t>
 using opmath_t = at::opmath_type<scalar_t>;
 
+// The forward in opmath_t for results of type scalar_t: aten's division for float and double; for
+// half and bfloat16 the multiplication that rounds to the same 16 bits (hardsigmoid_math.h).
+template <typename scalar_t, typename Ops = math::ScalarOps, typename V>
+C10_ALWAYS_INLINE V forward_math(const V& x) {
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+    return math::forward_cpu_rounded_to_16_bits<Ops>(x);
+  } else {
+    return math::forward_cpu<Ops>(x);
+  }
+}
+
 template <typename scalar_t>
 scalar_t forward_scalar(scalar_t x) {
-  return static_cast<scalar_t>(math::forward_cpu(static_cast<opmath_t<scalar_t>>(x)));
+  return static_cast<scalar_t>(forward_math<scalar_t>(static_cast<opmath_t<scalar_t>>(x)));
 }
 
 template <typename scalar_t>
@@ -145,10 +158,15 @@ C10_ALWAYS_INLINE void store_from_floats(c10::Half* p, const Vectorized<float>& 
 template <typename scalar_t>
 C10_ALWAYS_INLINE void forward_vector(const scalar_t* in, int64_t in_stride, scalar_t* out,
                                       int64_t i) {
-  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    // Vectorized's bfloat16 rounding turns every NaN into aten's 0xFFFF by itself.
     const auto [low, high] = load_as_floats(in, in_stride, i);
-    store_from_floats(out + i, with_atens_vector_nan(math::forward_cpu<VectorOps>(low), low),
-                      with_atens_vector_nan(math::forward_cpu<VectorOps>(high), high));
+    store_from_floats(out + i, forward_math<scalar_t, VectorOps>(low),
+                      forward_math<scalar_t, VectorOps>(high));
+  } else if constexpr (std::is_same_v<scalar_t, c10::Half>) {
+    const auto [low, high] = load_as_floats(in, in_stride, i);
+    store_from_floats(out + i, with_atens_vector_nan(forward_math<scalar_t, VectorOps>(low), low),
+                      with_atens_vector_nan(forward_math<scalar_t, VectorOps>(high), high));
   } else {
     const Vectorized<scalar_t> x = load(in, in_stride, i);
     with_atens_vector_nan(math::forward_cpu<VectorOps>(x), x).store(out + i);
@@ -305,8 +323,8 @@ int64_t forward_gathered(const scalar_t* in, int64_t in_stride, scalar_t* out, i
   int64_t i = 0;
   if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
     for (; i + 2 * V::size() <= n; i += 2 * V::size()) {
-      const V low = math::forward_cpu<VectorOps>(gather<V>(in, in_stride));
-      const V high = math::forward_cpu<VectorOps>(gather<V>(in, in_stride));
+      const V low = forward_math<scalar_t, VectorOps>(gather<V>(in, in_stride));
+      const V high = forward_math<scalar_t, VectorOps>(gather<V>(in, in_stride));
       scatter(narrow_as_scalar_loop<scalar_t>(low, high), out, out_stride);
     }
   } else {
