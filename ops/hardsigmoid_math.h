@@ -67,26 +67,21 @@ C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cpu(V x) {
   return clamp_shifted<Ops>(x) / V(6);
 }
 
-// The clamp times the float-rounded 1/6: aten's CUDA formula.
+// The clamp times the float-rounded 1/6: aten's CUDA formula, and the CPU's for half and
+// bfloat16. aten's CPU divides by 6 in float and rounds to the 16-bit type; the float results of
+// / 6 and * (1/6) differ by an ulp on some inputs, but never once rounded to 16 bits, for any of
+// the 65536 inputs of either type (every bit pattern is tested against aten on every path:
+// python_tests/test_bit_patterns.py). The multiplication costs a fraction of a division, the
+// dearest instruction of the CPU's vector loop (benchmarks/NOTES.md).
 template <typename Ops = ScalarOps, typename V>
 C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_times_one_sixth(V x) {
   return clamp_shifted<Ops>(x) * one_sixth<V>();
 }
 
-// Forward as aten's CUDA kernel computes it: a multiplication by the float-rounded 1/6.
+// Forward as aten's CUDA kernel computes it.
 template <typename V>
 C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cuda(V x) {
   return forward_times_one_sixth<ScalarOps>(x);
-}
-
-// Forward as aten's CPU kernel computes half and bfloat16, in float and rounded to the 16-bit
-// type: the float results of / 6 and * (1/6) differ by an ulp on some inputs, but never once
-// rounded to 16 bits, for any of the 65536 inputs of either type (every bit pattern is tested
-// against aten on every path: python_tests/test_bit_patterns.py). The multiplication costs a
-// fraction of a division, the dearest instruction of the CPU's vector loop (benchmarks/NOTES.md).
-template <typename Ops = ScalarOps, typename V>
-C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cpu_rounded_to_16_bits(V x) {
-  return forward_times_one_sixth<Ops>(x);
 }
 
 // Backward, the same on both devices: the gradient passes, scaled by 1/6, strictly inside

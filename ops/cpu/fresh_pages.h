@@ -13,12 +13,9 @@
 namespace hardsigmoid_ops::cpu {
 
 // Maps the pages wholly inside [begin, begin + bytes) if the first of them is not mapped yet;
-// does nothing for ranges under kMinFreshPagesBytes, for memory already mapped (one mincore
-// call), or where the system has no MADV_POPULATE_WRITE (Linux before 5.14: the call fails and
-// the loop faults the pages in as before). Never changes what the memory holds.
+// does nothing for small ranges, for memory already mapped (one mincore call), or where the
+// system has no MADV_POPULATE_WRITE (Linux before 5.14: the call fails and the loop faults the
+// pages in as before). Never changes what the memory holds.
 void populate_fresh_pages(void* begin, size_t bytes);
-
-// Below this, a range's faults cost less than the system calls that would spare them.
-constexpr size_t kMinFreshPagesBytes = size_t{256} << 10;
 
 }  // namespace hardsigmoid_ops::cpu

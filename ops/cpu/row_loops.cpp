@@ -75,13 +75,14 @@ struct VectorOps {
 // the all-ones one where aten's does: the same bits for every input at two instructions a
 // vector, where maximum and minimum take six (1.15 - 1.35 times the throughput on the 16-bit types,
 // benchmarks/NOTES.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
-template <typename V>
+// For bfloat16 results there is nothing to add: Vectorized's x86 bfloat16 rounding turns every
+// NaN into aten's 0xFFFF by itself.
+template <typename scalar_t, typename V>
 V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
 #if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
-  return result | x.isnan();
-#else
-  return result;
+  if constexpr (!std::is_same_v<scalar_t, c10::BFloat16>) return result | x.isnan();
 #endif
+  return result;
 }
 
 template <typename scalar_t>
@@ -92,7 +93,7 @@ using opmath_t = at::opmath_type<scalar_t>;
 template <typename scalar_t, typename Ops = math::ScalarOps, typename V>
 C10_ALWAYS_INLINE V forward_math(const V& x) {
   if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
-    return math::forward_cpu_rounded_to_16_bits<Ops>(x);
+    return math::forward_times_one_sixth<Ops>(x);
   } else {
     return math::forward_cpu<Ops>(x);
   }
@@ -158,19 +159,14 @@ C10_ALWAYS_INLINE void store_from_floats(c10::Half* p, const Vectorized<float>& 
 template <typename scalar_t>
 C10_ALWAYS_INLINE void forward_vector(const scalar_t* in, int64_t in_stride, scalar_t* out,
                                       int64_t i) {
-  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-    // On x86 Vectorized's bfloat16 rounding turns every NaN into aten's 0xFFFF by itself, so
-    // with_atens_vector_nan's mask would change nothing (and it adds none in the DEFAULT build).
+  if constexpr (at::vec::is_reduced_floating_point_v<scalar_t>) {
     const auto [low, high] = load_as_floats(in, in_stride, i);
-    store_from_floats(out + i, forward_math<scalar_t, VectorOps>(low),
-                      forward_math<scalar_t, VectorOps>(high));
-  } else if constexpr (std::is_same_v<scalar_t, c10::Half>) {
-    const auto [low, high] = load_as_floats(in, in_stride, i);
-    store_from_floats(out + i, with_atens_vector_nan(forward_math<scalar_t, VectorOps>(low), low),
-                      with_atens_vector_nan(forward_math<scalar_t, VectorOps>(high), high));
+    store_from_floats(
+        out + i, with_atens_vector_nan<scalar_t>(forward_math<scalar_t, VectorOps>(low), low),
+        with_atens_vector_nan<scalar_t>(forward_math<scalar_t, VectorOps>(high), high));
   } else {
     const Vectorized<scalar_t> x = load(in, in_stride, i);
-    with_atens_vector_nan(math::forward_cpu<VectorOps>(x), x).store(out + i);
+    with_atens_vector_nan<scalar_t>(forward_math<scalar_t, VectorOps>(x), x).store(out + i);
   }
 }
 
