@@ -3,8 +3,15 @@
 The library and the random seed come from hardsigmoid_testing/config.py (environment variables
 HARDSIGMOID_OPS_LIBRARY and HARDSIGMOID_OPS_SEED). The seed is printed in the report header and
 next to every failure, so that any failure can be replayed.
+
+Under pytest-xdist (-n N) every worker process runs this file too: the workers take the
+controller's seed, and each compiles into an inductor cache of its own. What the workers must not
+do at once (the pip build, the tests of several GiB) waits on a lock of the run
+(hardsigmoid_testing/run_wide.py); the ports the distributed tests listen on are the system's
+choice, or none.
 """
 
+import os
 import zlib
 
 import pytest
@@ -14,7 +21,26 @@ from hardsigmoid_testing.config import LIBRARY, SEED
 from hardsigmoid_testing.reporting import cases_summary
 
 
+def _one_run_one_seed_own_caches():
+    """The controller's seed for every worker (the workers it starts inherit its environment; one
+    seed replays the whole run), compilations that do not depend on timings, and a worker's own
+    inductor cache directory below the run's, so that no two processes write the same cache entry
+    at once."""
+    os.environ["HARDSIGMOID_OPS_SEED"] = str(SEED)
+    # The tests compare a graph compiled with our ops against the same graph compiled with aten's,
+    # bit for bit. Inductor otherwise times candidates on the device where the choice changes the
+    # numerics (a reduction's block sizes, padding a matmul): on a GPU shared by several workers
+    # the two compilations could choose differently. Its deterministic mode chooses without timing.
+    torch._inductor.config.deterministic = True
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache_dir(), f"xdist-{worker}")
+
+
 def pytest_configure(config):
+    _one_run_one_seed_own_caches()
     if not LIBRARY.is_file():
         raise pytest.UsageError(
             f"hardsigmoid_ops library not found at {LIBRARY}. Build it (cmake -S . -B build && "

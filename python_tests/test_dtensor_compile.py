@@ -3,8 +3,6 @@ sharding of our ops compiles to the same results as the graph written with aten'
 forward and backward, the in-place op included. One CPU rank (gloo) in this process: compiling
 through DTensor is what is checked here; the sharding itself on two ranks is test_dtensor.py's."""
 
-import socket
-
 import pytest
 import torch
 import torch.distributed as dist
@@ -22,16 +20,10 @@ pytestmark = [
 ]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def mesh():
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}",
-                            rank=0, world_size=1)
+    # One rank: an in-process store, so no port is asked for (another process could take it).
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
     yield init_device_mesh("cpu", (1,))
     dist.destroy_process_group()
 

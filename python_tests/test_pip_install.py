@@ -1,9 +1,9 @@
-"""pip: the package installed from this checkout (pip install --no-build-isolation) into a fresh
-virtual environment, then used from another directory as a user would: import hardsigmoid_ops,
-the functions, the module, replace_hardsigmoid, torch.compile; a C++ project finding the CMake
-package through hardsigmoid_ops.cmake_prefix_path; the refusal of another torch. And pip wheel,
-whose wheel holds the same files. Each build takes a minute or two (the library, CUDA kernels
-included where nvcc is found).
+"""pip: the package built from this checkout (pip wheel --no-build-isolation) and installed into a
+fresh virtual environment, then used from another directory as a user would: import
+hardsigmoid_ops, the functions, the module, replace_hardsigmoid, torch.compile; a C++ project
+finding the CMake package through hardsigmoid_ops.cmake_prefix_path; the refusal of another torch;
+and the wheel's files. The build takes a minute or two (the library, CUDA kernels included where
+nvcc is found) and is done once: `pip install .` builds the same wheel this way and installs it.
 
 The environment reuses this one's packages (torch, scikit-build-core) through a .pth file instead
 of downloading them again, and pip runs with --no-index, so nothing is fetched.
@@ -22,6 +22,7 @@ import pytest
 import torch
 
 from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.run_wide import run_wide_directory, run_wide_lock
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="no cmake on PATH")
 pytest.importorskip("scikit_build_core", reason="the build backend (requirements.txt) is not "
@@ -68,8 +69,9 @@ def _pip(python):
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(the environment's python, its environment variables, a directory outside the checkout)."""
+def environment(tmp_path_factory):
+    """(a fresh environment's python, its environment variables, a directory outside the
+    checkout)."""
     root = tmp_path_factory.mktemp("pip")
     venv = root / "venv"
     # Without a pip and setuptools of its own: those of the test environment (the .pth below)
@@ -84,10 +86,31 @@ def installed(tmp_path_factory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "HARDSIGMOID_OPS_LIBRARY", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    _run([*_pip(python), "install", "--no-build-isolation", "--no-index", REPO_ROOT], root, env)
     elsewhere = root / "elsewhere"
     elsewhere.mkdir()
     return python, env, elsewhere
+
+
+@pytest.fixture(scope="module")
+def wheel(environment, tmp_path_factory):
+    """The wheel pip builds from the checkout, built from outside it: once a run, whichever
+    pytest-xdist worker comes first (the others wait for it and take the same wheel)."""
+    python, env, elsewhere = environment
+    directory = run_wide_directory(tmp_path_factory) / "wheel"
+    with run_wide_lock(tmp_path_factory, "wheel"):
+        if not list(directory.glob("hardsigmoid_ops-*.whl")):
+            _run([*_pip(python), "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w",
+                  directory, REPO_ROOT], elsewhere, env)
+    built, = directory.glob("hardsigmoid_ops-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(environment, wheel):
+    """The environment, with the wheel installed (its torch is the test environment's)."""
+    python, env, elsewhere = environment
+    _run([*_pip(python), "install", "--no-index", wheel], elsewhere, env)
+    return environment
 
 
 @pytest.fixture(scope="module")
@@ -131,11 +154,7 @@ def test_another_torch_is_refused_by_name(installed, used):
             and f"this is torch {torch.__version__}" in result.stderr), result.stderr[-2000:]
 
 
-def test_wheel_holds_the_package_library_header_and_cmake_package(installed, tmp_path):
-    python, env, elsewhere = installed
-    _run([*_pip(python), "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w",
-          tmp_path, REPO_ROOT], elsewhere, env)
-    wheel, = tmp_path.glob("hardsigmoid_ops-*.whl")
+def test_wheel_holds_the_package_library_header_and_cmake_package(wheel):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         record = json.loads(archive.read("hardsigmoid_ops/lib/hardsigmoid_ops_build.json"))

@@ -11,6 +11,7 @@ from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_every_op_matches_aten, assert_identical
 from hardsigmoid_testing.layouts import significant_strides
 from hardsigmoid_testing.values import BITS_DTYPE, random_values
+from hardsigmoid_testing.run_wide import run_wide_lock
 
 dtypes = pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
 
@@ -89,8 +90,16 @@ def _assert_every_row_is(result, pattern):
             raise AssertionError(f"row {first} (elements from {first * PATTERN}) is wrong")
 
 
+@pytest.fixture
+def alone(tmp_path_factory):
+    """Several GiB each: under pytest-xdist the workers take these tests one at a time, so that two
+    never hold their memory at once (nor skip for the other's)."""
+    with run_wide_lock(tmp_path_factory, "large_memory"):
+        yield
+
+
 @pytest.mark.large
-def test_more_than_2_31_elements_in_place(device, gen):
+def test_more_than_2_31_elements_in_place(device, gen, alone):
     _require_memory(device, tensors=1)
     pattern = random_values(PATTERN, LARGE_DTYPE, gen).to(device)
     x = torch.empty(ROWS, PATTERN, dtype=LARGE_DTYPE, device=device)
@@ -100,7 +109,7 @@ def test_more_than_2_31_elements_in_place(device, gen):
 
 
 @pytest.mark.large
-def test_more_than_2_31_elements_from_expanded_input(device, gen):
+def test_more_than_2_31_elements_from_expanded_input(device, gen, alone):
     _require_memory(device, tensors=1)
     pattern = random_values(PATTERN, LARGE_DTYPE, gen).to(device)
     result = OPS.hardsigmoid(pattern.expand(ROWS, PATTERN))

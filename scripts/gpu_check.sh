@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The proof on a machine with a GPU: builds against that machine's torch, runs the GoogleTest and
-# pytest suites with CUDA (the fuzzing, and the multi-GPU and DTensor/NCCL tests where there are two
-# GPUs, included), compute-sanitizer memcheck, racecheck and initcheck over the CUDA tests, then
+# The proof on a machine with a GPU: builds against that machine's torch, runs the whole pytest
+# suite with CUDA (pytest-xdist, PYTEST_WORKERS processes, default 11; the fuzzing, and the
+# multi-GPU and DTensor/NCCL tests where there are two GPUs, included) and beside it every
+# GoogleTest case in one process, the other CTest entries, and compute-sanitizer memcheck,
+# racecheck and initcheck over the CUDA tests, then
 # the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
 # recorded by autograd), and the ceiling study of a read-once write-once stream (timings, ncu's
 # counters per mechanism, a PNG). Logs, CSV and PNG go to OUTDIR.
@@ -35,6 +37,24 @@ step() {
   tail -n "${TAIL_LINES:-4}" "$OUTDIR/$name.log"
 }
 
+# Runs "$@" (steps) in the background, its report kept in OUTDIR/lane-NAME.txt; wait_lanes prints
+# each lane's report and takes its status.
+lanes=()
+lane() {
+  local name="$1"
+  shift
+  ("$@" >"$OUTDIR/lane-$name.txt" 2>&1; exit $status) &
+  lanes+=("$name:$!")
+}
+wait_lanes() {
+  local entry
+  for entry in "${lanes[@]}"; do
+    wait "${entry#*:}" || status=1
+    cat "$OUTDIR/lane-${entry%%:*}.txt"
+  done
+  lanes=()
+}
+
 gtest_args=()
 [[ -d "$ROOT/.deps/googletest" ]] &&
   gtest_args=(-DHARDSIGMOID_OPS_GTEST_SOURCE_DIR="$ROOT/.deps/googletest")
@@ -43,15 +63,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 step build bash "$ROOT/scripts/build.sh" "${gtest_args[@]}"
 
 if [[ "$PART" == tests || "$PART" == all ]]; then
-  # Every GoogleTest case in one process (one CUDA context, not one per case), then the CTest
-  # entries that are not GoogleTest cases: the per-capability CPU reruns and the round trips.
-  step gtest "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1
-  step ctest ctest --test-dir "$BUILD_DIR" --output-on-failure \
-    -R 'hardsigmoid_ops_tests_cpu_|round_trip|installed_package_consumer'
-  step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rs -q -p no:cacheprovider
-  # The CUDA test cases under each compute-sanitizer tool, in one process per test executable.
-  # memcheck takes every case; racecheck and initcheck leave out the 4 GiB tensor above 2^31
-  # elements, to bound the run's time (memcheck covers it).
+  # Three lanes at once, sharing the GPU, so that the whole proof fits in ten minutes on 16 cores.
+  # One: the whole pytest suite on PYTEST_WORKERS processes (failures and skip reasons listed,
+  # JUnit XML kept). Two: every GoogleTest case in one process (one CUDA context, not one per
+  # case), then the CUDA cases under each compute-sanitizer tool, in one process per test
+  # executable; memcheck takes every case, racecheck and initcheck leave out the 4 GiB tensor
+  # above 2^31 elements, to bound the run's time (memcheck covers it). Three: the CTest entries
+  # that are not GoogleTest cases (the per-capability CPU reruns, the round trips, the installed
+  # package, the benchmark's smoke test).
   sanitize() {
     local tool="$1" filter="$2" failed=0
     for exe in "$BUILD_DIR"/cpp_tests/*_tests; do
@@ -60,9 +79,25 @@ if [[ "$PART" == tests || "$PART" == all ]]; then
     done
     return $failed
   }
-  step memcheck sanitize memcheck '*CUDA*'
-  step racecheck sanitize racecheck '*CUDA*:-LargeTensor.*'
-  step initcheck sanitize initcheck '*CUDA*:-LargeTensor.*'
+  python_lane() {
+    TAIL_LINES=40 step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rfEs -q \
+      -p no:cacheprovider -n "${PYTEST_WORKERS:-11}" --junitxml="$OUTDIR/pytest.xml"
+  }
+  googletest_lane() {
+    step gtest "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 \
+      --gtest_output="xml:$OUTDIR/gtest.xml"
+    step memcheck sanitize memcheck '*CUDA*'
+    step racecheck sanitize racecheck '*CUDA*:-LargeTensor.*'
+    step initcheck sanitize initcheck '*CUDA*:-LargeTensor.*'
+  }
+  ctest_lane() {
+    step ctest ctest --test-dir "$BUILD_DIR" --output-on-failure --parallel 2 \
+      --label-exclude googletest --output-junit "$OUTDIR/ctest.xml"
+  }
+  lane python python_lane
+  lane googletest googletest_lane
+  lane ctest ctest_lane
+  wait_lanes
 fi
 
 if [[ "$PART" == bench || "$PART" == all ]]; then

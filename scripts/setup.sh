@@ -7,9 +7,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 
-# Debian packages: the compiler and build tools, GoogleTest, Google Benchmark, clang-format, and
-# nlohmann/json.hpp, which torch's functorch headers include and its wheel does not ship.
-packages=(g++ cmake ninja-build libgtest-dev libbenchmark-dev clang-format nlohmann-json3-dev)
+# Debian packages: the compiler and build tools, ccache (scripts/compile_cache.sh), GoogleTest,
+# Google Benchmark, clang-format, and nlohmann/json.hpp, which torch's functorch headers include
+# and its wheel does not ship.
+packages=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev clang-format
+  nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

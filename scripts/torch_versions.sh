@@ -3,7 +3,8 @@
 # releases"). Per release: a virtual environment of its own, the build (the CUDA sources compiled
 # too where nvcc is found), the GoogleTest cases in one process, the other CTest entries, pytest
 # (CUDA cases skip without a GPU), and the package's refusal of a library built against another
-# release. Then a table, release by suite, of passed / failed / skipped with the skip reasons.
+# release. Then a table, release by suite, of passed / failed / skipped with the skip reasons, and
+# one of the seconds each phase took. pytest runs on every core (pytest-xdist; PYTEST_WORKERS=N).
 # Each release's run starts with an empty inductor cache of its own.
 #   bash scripts/torch_versions.sh [VERSION...]          (default: every supported release)
 #   PYTEST_ARGS='-k "matches_aten"' bash scripts/torch_versions.sh 2.15.0   (a subset of pytest)
@@ -13,6 +14,7 @@
 # log). Exits non-zero when any suite of any release failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/compile_cache.sh"
 OUT="${TORCH_VERSIONS_OUT:-$ROOT/build-torch-versions}"
 PINNED="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
 SUPPORTED=(2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
@@ -82,9 +84,12 @@ for text, count in reasons.most_common():
 EOF
 }
 
-declare -A result
+declare -A result seconds
 record() {  # version suite "passed failed skipped" [reasons file]
   result["$1/$2"]="$3"
+  seconds["$1/$2"]=$((SECONDS - phase_start))
+  echo "-- torch $1, $2: $3 (${seconds[$1/$2]} s)"
+  phase_start=$SECONDS
   if [[ -n "${4:-}" && -s "$4" ]]; then
     { echo "- torch $1, $2 skips:"; sed 's/^/  - /' "$4"; } >>"$OUT/skips.md"
   fi
@@ -105,6 +110,7 @@ suite_counts() {  # version suite path-without-extension
 
 for version in "${versions[@]}"; do
   echo "== torch $version"
+  phase_start=$SECONDS
   log="$OUT/torch-$version"
   build="$ROOT/build-torch-$version"
   rm -rf "$log"-*
@@ -145,7 +151,8 @@ for version in "${versions[@]}"; do
 
   (
     cd "$ROOT" && export HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" &&
-      eval "\"$venv/bin/python\" -m pytest python_tests -q -rs -p no:cacheprovider \
+      eval "\"$venv/bin/python\" -m pytest python_tests -q -rfEs -p no:cacheprovider \
+        -n \"${PYTEST_WORKERS:-$(nproc)}\" \
         --junitxml=\"$log-pytest.xml\" ${PYTEST_ARGS:-}"
   ) >"$log-pytest.log" 2>&1 || status=1
   suite_counts "$version" pytest "$log-pytest"
@@ -193,6 +200,12 @@ done
   done
   echo
   echo "Counts are passed / failed / skipped."
+  echo
+  echo "| torch | seconds: setup and build | GoogleTest | CTest, the rest | pytest | refusal |"
+  echo "|---|---|---|---|---|---|"
+  for version in "${versions[@]}"; do
+    echo "| $version | ${seconds[$version/build]:-} | ${seconds[$version/GoogleTest]:-} | ${seconds[$version/CTest]:-} | ${seconds[$version/pytest]:-} | ${seconds[$version/refusal]:-} |"
+  done
   echo
   cat "$OUT/skips.md"
 } >"$OUT/summary.md"

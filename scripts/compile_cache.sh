@@ -1,0 +1,9 @@
+# Sourced by run_tests.sh and torch_versions.sh: every CMake build they start, the ones pip and
+# the tests start included, compiles through ccache (CMake reads CMAKE_<LANG>_COMPILER_LAUNCHER
+# from the environment), so that a translation unit compiled once with the same compiler, flags
+# and headers is not compiled again: the package the pip tests build is the library just built.
+# The cache lives in the checkout (build-ccache/, or $CCACHE_DIR): a fresh clone starts empty.
+if command -v ccache >/dev/null; then
+  export CCACHE_DIR="${CCACHE_DIR:-$ROOT/build-ccache}"
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
+fi
