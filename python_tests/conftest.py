@@ -21,7 +21,7 @@ from hardsigmoid_testing.config import LIBRARY, SEED
 from hardsigmoid_testing.reporting import cases_summary
 
 
-def _one_run_one_seed_own_caches():
+def _the_same_run_in_every_worker():
     """The controller's seed for every worker (the workers it starts inherit its environment; one
     seed replays the whole run), compilations that do not depend on timings, and a worker's own
     inductor cache directory below the run's, so that no two processes write the same cache entry
@@ -40,7 +40,7 @@ def _one_run_one_seed_own_caches():
 
 
 def pytest_configure(config):
-    _one_run_one_seed_own_caches()
+    _the_same_run_in_every_worker()
     if not LIBRARY.is_file():
         raise pytest.UsageError(
             f"hardsigmoid_ops library not found at {LIBRARY}. Build it (cmake -S . -B build && "
