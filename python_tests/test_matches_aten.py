@@ -1,6 +1,8 @@
 """Every variant equals aten's hardsigmoid on the same device, bit for bit, over dtypes, odd sizes
 and memory layouts, and writes nothing but its output."""
 
+import itertools
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -171,6 +173,45 @@ def test_backward_mixed_layouts(device, dtype, grad_layout, self_layout, gen):
     assert_identical(ours, ref, inputs=x)
     if is_dense(grad) and is_dense(x):
         assert significant_strides(ours) == significant_strides(ref)
+
+
+def _dense_layouts(shape):
+    """Every dense layout of `shape`: each order of its dimensions, and each size-1 dimension's
+    stride (which addresses nothing) 0, 1 or 35 as well as the order's own."""
+    for order in itertools.permutations(range(len(shape))):
+        strides, step = [0] * len(shape), 1
+        for dim in order:
+            strides[dim], step = step, step * shape[dim]
+        ones = [d for d, size in enumerate(shape) if size == 1]
+        for values in itertools.product((None, 0, 1, 35), repeat=len(ones)):
+            chosen = list(strides)
+            for dim, value in zip(ones, values):
+                chosen[dim] = chosen[dim] if value is None else value
+            yield tuple(chosen)
+
+
+@pytest.mark.parametrize("shape", [(5, 6, 1, 1), (1, 4, 1, 3)], ids=str)
+def test_backward_layout_of_dense_operands_with_size_one_dimensions(device, shape, gen):
+    """aten's TensorIterator orders grad_input's dimensions by grad_output's strides, deferring to
+    self's where one of them is 0: a size-1 dimension can reorder the others. Every pair of the
+    shape's dense layouts."""
+    layouts = sorted(set(_dense_layouts(shape)))
+
+    def tensor(strides, values):
+        return torch.empty_strided(shape, strides, device=device).copy_(values)
+
+    grad_values = torch.randn(shape, generator=gen).to(device)
+    self_values = torch.empty(shape).uniform_(-4, 4, generator=gen).to(device)
+    for grad_strides in layouts:
+        grad = tensor(grad_strides, grad_values)
+        for self_strides in layouts:
+            x = tensor(self_strides, self_values)
+            ours = OPS.hardsigmoid_backward(grad, x)
+            ref = torch.ops.aten.hardsigmoid_backward(grad, x)
+            assert significant_strides(ours) == significant_strides(ref), (
+                f"grad_output strides {grad_strides}, self strides {self_strides}: "
+                f"ours {ours.stride()}, aten's {ref.stride()}")
+            assert_identical(ours, ref, inputs=x)
 
 
 @dtypes
