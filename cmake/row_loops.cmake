@@ -26,5 +26,6 @@ function(hardsigmoid_ops_add_row_loops target)
     target_compile_options(${_objects} PRIVATE -Wall -Wextra ${_flags_${capability}}
                                                -ffp-contract=off -fno-trapping-math)
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
+    set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_objects})
   endforeach()
 endfunction()

@@ -23,20 +23,16 @@ from hardsigmoid_testing.reporting import cases_summary
 
 def _the_same_run_in_every_worker():
     """The controller's seed for every worker (the workers it starts inherit its environment; one
-    seed replays the whole run), compilations that do not depend on timings, and a worker's own
-    inductor cache directory below the run's, so that no two processes write the same cache entry
-    at once."""
+    seed replays the whole run) and compilations that do not depend on timings. The workers share
+    the run's inductor cache: inductor writes an entry to a file of its process's own and renames
+    it into place, and compiles a kernel under a file lock, so that a kernel one worker compiled is
+    the other's too."""
     os.environ["HARDSIGMOID_OPS_SEED"] = str(SEED)
     # The tests compare a graph compiled with our ops against the same graph compiled with aten's,
     # bit for bit. Inductor otherwise times candidates on the device where the choice changes the
     # numerics (a reduction's block sizes, padding a matmul): on a GPU shared by several workers
     # the two compilations could choose differently. Its deterministic mode chooses without timing.
     torch._inductor.config.deterministic = True
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker:
-        from torch._inductor.runtime.cache_dir_utils import cache_dir
-
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache_dir(), f"xdist-{worker}")
 
 
 def pytest_configure(config):
@@ -54,6 +50,17 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "large: needs several GiB of memory and tens of seconds (-m 'not large' skips)"
     )
+
+
+# The modules whose tests take tens of seconds each (a pip build, whole models compiled, several
+# processes started, 2^31 elements), run first: under pytest-xdist the short tests then fill in
+# around them, instead of one worker finishing a long test alone at the end.
+LONG_MODULES = ("test_pip_install.py", "test_models.py", "test_valid_edge_cases.py",
+                "test_readme_examples.py", "test_dtensor.py", "test_compile_fusion.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.path.name not in LONG_MODULES)  # stable: in-module order kept
 
 
 def pytest_report_header(config):

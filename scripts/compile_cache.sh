@@ -6,4 +6,7 @@
 if command -v ccache >/dev/null; then
   export CCACHE_DIR="${CCACHE_DIR:-$ROOT/build-ccache}"
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
+  # ccache would otherwise hash the directory an nvcc compilation runs in: pip's build, in a
+  # temporary directory, would compile the CUDA kernels again (40 s).
+  export CCACHE_NOHASHDIR=true
 fi

@@ -6,7 +6,7 @@
 # release. Then a table, release by suite, of passed / failed / skipped with the skip reasons, and
 # one of the seconds each phase took. pytest runs on every core (pytest-xdist; PYTEST_WORKERS=N).
 # Each release's run starts with an empty inductor cache of its own.
-#   bash scripts/torch_versions.sh [VERSION...]          (default: every supported release)
+#   bash scripts/torch_versions.sh [--environments] [VERSION...]   (default: every supported release)
 #   PYTEST_ARGS='-k "matches_aten"' bash scripts/torch_versions.sh 2.15.0   (a subset of pytest)
 # The pinned release (requirements.txt) uses the project's .venv (scripts/setup.sh); the others
 # .venvs/torch-VERSION, created on first use (about 2.7 GB of wheels each). Build trees:
@@ -18,6 +18,8 @@ source "$ROOT/scripts/compile_cache.sh"
 OUT="${TORCH_VERSIONS_OUT:-$ROOT/build-torch-versions}"
 PINNED="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
 SUPPORTED=(2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
+environments_only=0
+[[ "${1:-}" == --environments ]] && environments_only=1 && shift
 versions=("$@")
 ((${#versions[@]})) || versions=("${SUPPORTED[@]}")
 mkdir -p "$OUT"
@@ -59,6 +61,15 @@ torchvision==$(torchvision_for "$version")"
   fi
   echo "$venv"
 }
+
+# --environments: only create (or complete) the releases' virtual environments (pip's output
+# on stderr); CI does it for the newest release while the pinned one's tests run.
+if ((environments_only)); then
+  for version in "${versions[@]}"; do
+    torchvision_for "$version" >/dev/null && venv_for "$version" >/dev/null || exit 1
+  done
+  exit 0
+fi
 
 # "passed failed skipped" from a JUnit XML file (CTest's and pytest's), and the skip reasons,
 # counted, one "count × reason" a line.
@@ -127,8 +138,9 @@ for version in "${versions[@]}"; do
     status=1
     continue
   fi
+  # Not the studies: they are measured against the pinned release alone (run_tests.sh builds them).
   if ! HARDSIGMOID_OPS_VENV="$venv" BUILD_DIR="$build" bash "$ROOT/scripts/build.sh" \
-    >"$log-build.log" 2>&1; then
+    -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF >"$log-build.log" 2>&1; then
     tail -20 "$log-build.log"
     record "$version" build "failed ($log-build.log)"
     status=1
