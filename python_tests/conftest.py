@@ -53,8 +53,10 @@ def pytest_configure(config):
 
 
 # The modules whose tests take tens of seconds each (a pip build, whole models compiled, several
-# processes started, 2^31 elements), run first: under pytest-xdist the short tests then fill in
-# around them, instead of one worker finishing a long test alone at the end.
+# processes started, 2^31 elements) run first. Under pytest-xdist's worksteal scheduling (the
+# scripts' choice) the first workers' shares begin with them, and a worker that runs out takes
+# tests from the end of another's share: the run ends on short tests, not on one worker finishing
+# a long one alone. (Its default, load, would hand them all to the first worker in one batch.)
 LONG_MODULES = ("test_pip_install.py", "test_models.py", "test_valid_edge_cases.py",
                 "test_readme_examples.py", "test_dtensor.py", "test_compile_fusion.py")
 

@@ -81,7 +81,8 @@ if [[ "$PART" == tests || "$PART" == all ]]; then
   }
   python_lane() {
     TAIL_LINES=40 step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rfEs -q \
-      -p no:cacheprovider -n "${PYTEST_WORKERS:-11}" --junitxml="$OUTDIR/pytest.xml"
+      -p no:cacheprovider -n "${PYTEST_WORKERS:-11}" --dist worksteal --durations=15 \
+      --junitxml="$OUTDIR/pytest.xml"
   }
   googletest_lane() {
     step gtest "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 \

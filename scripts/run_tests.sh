@@ -20,7 +20,9 @@ rm -rf "$TORCHINDUCTOR_CACHE_DIR"
 phase "format check"
 bash "$ROOT/scripts/check_format.sh"
 phase "build"
-bash "$ROOT/scripts/build.sh"
+# Not the studies (benchmarks/NOTES.md): no test runs them; scripts/gpu_check.sh builds them where
+# they are measured.
+bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 
 # The cases in one process: CTest would start one per case (its way for a developer running
 # `ctest -R`), each loading libtorch again, minutes in all.
@@ -32,20 +34,24 @@ ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure --label-
 phase "pytest"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
 cd "$ROOT"
-"$VENV/bin/python" -m pytest python_tests -rfEs -q -n "${PYTEST_WORKERS:-$(nproc)}"
+"$VENV/bin/python" -m pytest python_tests -rfEs -q --durations=15 \
+  -n "${PYTEST_WORKERS:-$(nproc)}" --dist worksteal
 
 phase "GoogleTest CPU cases under AddressSanitizer + UndefinedBehaviorSanitizer"
-# The library's host code (CUDA off): every CPU case in one process and, at the same time, the
-# comparisons again with each of the row loops aten's capability can select, each in a process of
-# its own (most cases run on one thread: three processes keep both cores busy). A report aborts
-# its process; each process's output follows, and the phase fails if any of them failed.
+# The library's host code (CUDA off): every CPU case in one process (the row loops of this
+# processor's best capability, aten's choice) and, at the same time, the comparisons again with
+# each of the others aten's capability can select, each in a process of its own (most cases run on
+# one thread: the processes keep both cores busy). A report aborts its process; each process's
+# output follows, and the phase fails if any of them failed.
 SANITIZE_DIR="${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 BUILD_DIR="$SANITIZE_DIR" BUILD_TARGETS=hardsigmoid_ops_tests bash "$ROOT/scripts/build.sh" \
   -DHARDSIGMOID_OPS_SANITIZE=ON -DHARDSIGMOID_OPS_WITH_CUDA=OFF
 tests="$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests"
 "$tests" --gtest_brief=1 --gtest_filter='-*CUDA*' >"$SANITIZE_DIR/every-case.log" 2>&1 &
 runs=("every-case:$!")
+best="$("$VENV/bin/python" -c 'import torch; print(torch.backends.cpu.get_cpu_capability().lower())')"
 for capability in avx2 default; do
+  [[ "$capability" == "$best" ]] && continue
   ATEN_CPU_CAPABILITY=$capability "$tests" --gtest_brief=1 \
     --gtest_filter='Cases/MatchesAten.*:Cases/EdgeValues.*:-*CUDA*' \
     >"$SANITIZE_DIR/$capability.log" 2>&1 &

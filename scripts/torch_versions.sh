@@ -138,7 +138,7 @@ for version in "${versions[@]}"; do
     status=1
     continue
   fi
-  # Not the studies: they are measured against the pinned release alone (run_tests.sh builds them).
+  # Not the studies: no test runs them (scripts/gpu_check.sh builds them where they are measured).
   if ! HARDSIGMOID_OPS_VENV="$venv" BUILD_DIR="$build" bash "$ROOT/scripts/build.sh" \
     -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF >"$log-build.log" 2>&1; then
     tail -20 "$log-build.log"
@@ -164,7 +164,7 @@ for version in "${versions[@]}"; do
   (
     cd "$ROOT" && export HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" &&
       eval "\"$venv/bin/python\" -m pytest python_tests -q -rfEs -p no:cacheprovider \
-        -n \"${PYTEST_WORKERS:-$(nproc)}\" \
+        --durations=15 -n \"${PYTEST_WORKERS:-$(nproc)}\" --dist worksteal \
         --junitxml=\"$log-pytest.xml\" ${PYTEST_ARGS:-}"
   ) >"$log-pytest.log" 2>&1 || status=1
   suite_counts "$version" pytest "$log-pytest"
