@@ -9,4 +9,7 @@ if command -v ccache >/dev/null; then
   # ccache would otherwise hash the directory an nvcc compilation runs in: pip's build, in a
   # temporary directory, would compile the CUDA kernels again (40 s).
   export CCACHE_NOHASHDIR=true
+  # One compiler name for every build: CMake alone picks /usr/bin/c++, scikit-build-core (pip's
+  # build) g++, and ccache keys on the name: pip's build would compile the library again (minutes).
+  export CC="${CC:-gcc}" CXX="${CXX:-g++}"
 fi
