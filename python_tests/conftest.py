@@ -5,7 +5,7 @@ HARDSIGMOID_OPS_LIBRARY and HARDSIGMOID_OPS_SEED). The seed is printed in the re
 next to every failure, so that any failure can be replayed.
 
 Under pytest-xdist (-n N) every worker process runs this file too: the workers take the
-controller's seed, and each compiles into an inductor cache of its own. What the workers must not
+controller's seed and share the run's inductor cache. What the workers must not
 do at once (the pip build, the tests of several GiB) waits on a lock of the run
 (hardsigmoid_testing/run_wide.py); the ports the distributed tests listen on are the system's
 choice, or none.
@@ -35,8 +35,23 @@ def _the_same_run_in_every_worker():
     torch._inductor.config.deterministic = True
 
 
+def _no_compiler_probe_per_process():
+    """Inductor checks, in each process where it first compiles for the CPU, that the compiler
+    builds every instruction set the processor reports, by loading a program built for each into
+    a new Python process that imports torch: tens of seconds in every worker and in every process a
+    test starts (the README's examples, the pip-installed package, the environment switch).
+    TORCHINDUCTOR_VEC_ISA_OK=1, inductor's own setting, takes the processor's report for the base
+    sets instead (the same sets are chosen; a compiler that could not build one would fail the
+    first compilation, loudly). Set here, it reaches the processes the tests start; a value in the
+    environment is kept."""
+    os.environ.setdefault("TORCHINDUCTOR_VEC_ISA_OK", "1")
+    if os.environ["TORCHINDUCTOR_VEC_ISA_OK"] == "1":
+        torch._inductor.config.cpp.vec_isa_ok = True
+
+
 def pytest_configure(config):
     _the_same_run_in_every_worker()
+    _no_compiler_probe_per_process()
     if not LIBRARY.is_file():
         raise pytest.UsageError(
             f"hardsigmoid_ops library not found at {LIBRARY}. Build it (cmake -S . -B build && "

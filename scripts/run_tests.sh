@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: format check, build, every GoogleTest case in one process, the other CTest
 # entries, pytest on every core (pytest-xdist), then the GoogleTest CPU cases again built with
-# AddressSanitizer and UndefinedBehaviorSanitizer. CUDA cases skip, visibly, on a machine without
+# AddressSanitizer and UndefinedBehaviorSanitizer, with CTest's reruns under aten's other CPU
+# capabilities (there, not in the main build). CUDA cases skip, visibly, on a machine without
 # a GPU. Each phase's line gives the seconds the run had taken when it began.
 #   PYTEST_WORKERS=N   pytest's processes (default: the number of cores; 0 runs it in this one)
 set -euo pipefail
@@ -29,7 +30,9 @@ bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 phase "GoogleTest, every case in one process"
 "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1
 phase "CTest, the entries that are not GoogleTest cases"
-ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure --label-exclude googletest
+# Not the reruns under aten's other CPU capabilities: they run in the sanitizer build, below.
+ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure \
+  --label-exclude 'googletest|cpu_capability'
 
 phase "pytest"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
@@ -39,24 +42,19 @@ cd "$ROOT"
 
 phase "GoogleTest CPU cases under AddressSanitizer + UndefinedBehaviorSanitizer"
 # The library's host code (CUDA off): every CPU case in one process (the row loops of this
-# processor's best capability, aten's choice) and, at the same time, the comparisons again with
-# each of the others aten's capability can select, each in a process of its own (most cases run on
-# one thread: the processes keep both cores busy). A report aborts its process; each process's
-# output follows, and the phase fails if any of them failed.
+# processor's best capability, aten's choice) and, at the same time, CTest's reruns of the
+# comparisons under each of the other capabilities aten can select (the cpu_capability entries),
+# each in a process of its own (most cases run on one thread: the processes keep both cores busy).
+# A report aborts its process; each run's output follows, and the phase fails if any failed.
 SANITIZE_DIR="${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 BUILD_DIR="$SANITIZE_DIR" BUILD_TARGETS=hardsigmoid_ops_tests bash "$ROOT/scripts/build.sh" \
   -DHARDSIGMOID_OPS_SANITIZE=ON -DHARDSIGMOID_OPS_WITH_CUDA=OFF
-tests="$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests"
-"$tests" --gtest_brief=1 --gtest_filter='-*CUDA*' >"$SANITIZE_DIR/every-case.log" 2>&1 &
+"$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 --gtest_filter='-*CUDA*' \
+  >"$SANITIZE_DIR/every-case.log" 2>&1 &
 runs=("every-case:$!")
-best="$("$VENV/bin/python" -c 'import torch; print(torch.backends.cpu.get_cpu_capability().lower())')"
-for capability in avx2 default; do
-  [[ "$capability" == "$best" ]] && continue
-  ATEN_CPU_CAPABILITY=$capability "$tests" --gtest_brief=1 \
-    --gtest_filter='Cases/MatchesAten.*:Cases/EdgeValues.*:-*CUDA*' \
-    >"$SANITIZE_DIR/$capability.log" 2>&1 &
-  runs+=("$capability:$!")
-done
+ctest --test-dir "$SANITIZE_DIR" --label-regex cpu_capability --parallel "$(nproc)" \
+  --output-on-failure >"$SANITIZE_DIR/capabilities.log" 2>&1 &
+runs+=("capabilities:$!")
 failed=0
 for run in "${runs[@]}"; do
   wait "${run#*:}" || failed=1
