@@ -1,6 +1,8 @@
 """Loads libhardsigmoid_ops.so and registers what only Python can register: DTensor sharding,
-and inductor's fusion of the ops under torch.compile (compile_fusion.py). Offers the ops as typed
-functions (functional.py) and as a drop-in for torch.nn.Hardsigmoid (nn.py).
+inductor's fusion of the ops under torch.compile (compile_fusion.py), and their export to ONNX's
+own HardSigmoid by both ONNX exporters (onnx_export.py). Offers the ops as typed
+functions (functional.py), as a drop-in for torch.nn.Hardsigmoid (nn.py), and as aten's ops in a
+decomposition table (aten_lowering.py).
 
     import hardsigmoid_ops          # loads the library when it finds one (see _library.py)
     hardsigmoid_ops.load_library("path/to/libhardsigmoid_ops.so")   # or names it explicitly
@@ -9,19 +11,22 @@ functions (functional.py) and as a drop-in for torch.nn.Hardsigmoid (nn.py).
     y = torch.ops.hardsigmoid_ops.hardsigmoid(x)   # the same op
     hardsigmoid_ops.replace_hardsigmoid(model)     # every nn.Hardsigmoid in model runs ours
     hardsigmoid_ops.set_compile_fusion(False)      # opaque kernels under torch.compile
+    ep.run_decompositions(hardsigmoid_ops.aten_decompositions())   # aten's ops in their place
 
 The ops themselves are the library's; this package adds no kernels.
 """
 
 import torch
 
-from . import _library, compile_fusion, functional, nn
+from . import _library, aten_lowering, compile_fusion, functional, nn, onnx_export
+from .aten_lowering import aten_decompositions
 from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
 from .nn import replace_hardsigmoid
 
-__all__ = ["cmake_prefix_path", "compile_fusion_enabled", "hardsigmoid", "hardsigmoid_backward",
-           "hardsigmoid_out", "load_library", "nn", "replace_hardsigmoid", "set_compile_fusion"]
+__all__ = ["aten_decompositions", "cmake_prefix_path", "compile_fusion_enabled", "hardsigmoid",
+           "hardsigmoid_backward", "hardsigmoid_out", "load_library", "nn", "replace_hardsigmoid",
+           "set_compile_fusion"]
 
 # Where find_package(HardsigmoidOps) finds the installed CMake package (a pip install), as
 # torch.utils.cmake_prefix_path finds torch's:
@@ -46,7 +51,9 @@ def load_library(path=None):
 
 def _register_python_parts():
     functional.bind()
+    aten_lowering.register()
     compile_fusion.register()
+    onnx_export.register()
     # A torch built without distributed support has no DTensor to register with.
     if torch.distributed.is_available():
         from . import sharding
