@@ -24,3 +24,13 @@ set_tests_properties(aoti_package_round_trip_cuda PROPERTIES TIMEOUT 900 SKIP_RE
 add_test(NAME installed_package_consumer
   COMMAND bash ${PROJECT_SOURCE_DIR}/cpp_tests/downstream_package/build_and_run.sh
           ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/downstream ${CMAKE_PREFIX_PATH})
+
+# Python exports a model using the ops to an ExecuTorch program; a C++ program with no libtorch
+# (ExecuTorch's runtime and the library's ExecuTorch kernels) runs it, matching eager aten's bytes.
+if(TARGET run_pte)
+  add_test(NAME executorch_round_trip
+    COMMAND bash ${PROJECT_SOURCE_DIR}/executorch_examples/round_trip.sh ${HARDSIGMOID_OPS_PYTHON}
+            $<TARGET_FILE:hardsigmoid_ops> $<TARGET_FILE:run_pte>
+            ${CMAKE_CURRENT_BINARY_DIR}/executorch_programs)
+  set_tests_properties(executorch_round_trip PROPERTIES TIMEOUT 600)
+endif()

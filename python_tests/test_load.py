@@ -17,6 +17,9 @@ SCHEMAS = {
         "hardsigmoid_ops::hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor"
     ),
 }
+# The functional op's out overload, for runtimes that look an op's out variant up by schema
+# (ExecuTorch): the out op under that schema, one kernel for every dispatch key.
+OUT_OVERLOAD = "hardsigmoid_ops::hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
 TAGS = {
     "hardsigmoid": {torch.Tag.pt2_compliant_tag, torch.Tag.pointwise},
     "hardsigmoid_": {torch.Tag.pt2_compliant_tag},
@@ -36,20 +39,34 @@ def test_loading_again_is_harmless():
     assert torch.ops.hardsigmoid_ops.hardsigmoid.default._schema is not None
 
 
-def test_namespace_has_exactly_the_four_ops():
+def test_namespace_has_exactly_the_four_ops_and_the_out_overload():
     registered = {
         name.split("::")[1]
         for name in torch._C._dispatch_get_all_op_names()
         if name.startswith("hardsigmoid_ops::")
     }
-    assert registered == set(SCHEMAS)
+    assert registered == set(SCHEMAS) | {"hardsigmoid.out"}
 
 
 @pytest.mark.parametrize("name", SCHEMAS)
 def test_schema(name):
     packet = getattr(OPS, name)
-    assert packet.overloads() == ["default"]
+    assert sorted(packet.overloads()) == (["default", "out"] if name == "hardsigmoid"
+                                          else ["default"])
     assert str(packet.default._schema) == SCHEMAS[name]
+
+
+def test_out_overload_is_the_out_op():
+    assert str(OPS.hardsigmoid.out._schema) == OUT_OVERLOAD
+    assert set(OPS.hardsigmoid.out.tags) == set()
+    assert torch._C._dispatch_has_kernel_for_dispatch_key("hardsigmoid_ops::hardsigmoid.out",
+                                                          "CompositeImplicitAutograd")
+    x = torch.randn(5, 7)
+    out = torch.full_like(x, float("nan"))
+    assert OPS.hardsigmoid.out(x, out=out) is out
+    torch.testing.assert_close(out, torch.nn.functional.hardsigmoid(x), rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="hardsigmoid_out: out has dtype"):
+        OPS.hardsigmoid.out(x, out=torch.empty_like(x, dtype=torch.float64))
 
 
 @pytest.mark.parametrize("name", SCHEMAS)

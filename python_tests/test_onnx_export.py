@@ -20,7 +20,7 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.forms import FORMS, Block
+from hardsigmoid_testing.forms import FORMS, Alone, Block
 from hardsigmoid_testing.config import REPO_ROOT
 from hardsigmoid_testing.values import edge_values
 
@@ -30,15 +30,6 @@ onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in requi
 
 aten = torch.ops.aten
 EXPORTERS = ("default", "torchscript")
-
-
-class Alone(torch.nn.Module):
-    def __init__(self, gate):
-        super().__init__()
-        self.gate = gate
-
-    def forward(self, x):
-        return self.gate(x)
 
 
 def _pair(model, ours):

@@ -2,7 +2,9 @@
 // instruction set from row_loops.cpp (DEFAULT, AVX2, AVX512: each into the namespace of its
 // CPU_CAPABILITY, as aten's own per-ISA kernels are) and chosen at run time as aten's DispatchStub
 // chooses, from at::get_cpu_capability(), which honours ATEN_CPU_CAPABILITY
-// (row_loop_selection.cpp).
+// (row_loop_selection.cpp). What is compiled in and runnable is told apart from that choice
+// (row_loop_tables.cpp), which needs no libtorch: the ExecuTorch kernel library runs these loops
+// too.
 #pragma once
 
 #include <c10/util/BFloat16.h>
@@ -48,8 +50,9 @@ constexpr int64_t kRowLoopStepMultiple = 64;
 
 enum class Capability { kDefault, kAvx2, kAvx512 };
 
-// The capability aten runs with in this process, within those compiled in.
-Capability selected_capability();
+// row_loop_tables.cpp (no libtorch):
+// Whether the capability is compiled into the library and this processor can run it.
+bool can_run(Capability capability);
 
 // The capabilities compiled into the library that this processor can run, DEFAULT first.
 std::vector<Capability> runnable_capabilities();
@@ -57,7 +60,14 @@ std::vector<Capability> runnable_capabilities();
 // aten's name for it: "DEFAULT", "AVX2", "AVX512".
 std::string capability_name(Capability capability);
 
-// The loops of one capability (which must be runnable), or of the selected one.
+// The loops of the capability if it can run, else DEFAULT's.
+const RowLoopTable& runnable_row_loops(Capability capability);
+
+// row_loop_selection.cpp (libtorch):
+// The capability aten runs with in this process, within those compiled in.
+Capability selected_capability();
+
+// The loops of one capability (an error if it cannot run), or of the selected one.
 const RowLoopTable& row_loops(Capability capability);
 const RowLoopTable& selected_row_loops();
 

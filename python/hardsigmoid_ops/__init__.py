@@ -1,6 +1,7 @@
 """Loads libhardsigmoid_ops.so and registers what only Python can register: DTensor sharding,
 inductor's fusion of the ops under torch.compile (compile_fusion.py), and their export to ONNX's
-own HardSigmoid by both ONNX exporters (onnx_export.py). Offers the ops as typed
+own HardSigmoid by both ONNX exporters (onnx_export.py), and their lowering to ExecuTorch with the
+library's ExecuTorch kernels (executorch_lowering.py). Offers the ops as typed
 functions (functional.py), as a drop-in for torch.nn.Hardsigmoid (nn.py), and as aten's ops in a
 decomposition table (aten_lowering.py).
 
@@ -18,7 +19,8 @@ The ops themselves are the library's; this package adds no kernels.
 
 import torch
 
-from . import _library, aten_lowering, compile_fusion, functional, nn, onnx_export
+from . import (_library, aten_lowering, compile_fusion, executorch_lowering, functional, nn,
+               onnx_export)
 from .aten_lowering import aten_decompositions
 from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
@@ -54,6 +56,7 @@ def _register_python_parts():
     aten_lowering.register()
     compile_fusion.register()
     onnx_export.register()
+    executorch_lowering.register()
     # A torch built without distributed support has no DTensor to register with.
     if torch.distributed.is_available():
         from . import sharding

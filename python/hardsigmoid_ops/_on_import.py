@@ -8,7 +8,8 @@ import sys
 
 def when_imported(name, callback):
     """callback(module) now if `name` is imported, else right after its import has run. Asking
-    again for the same pair before then does nothing more."""
+    again for the same pair before then does nothing more. `name` is a module or a regular
+    package: a namespace package (no __init__.py) runs no code of its own to follow."""
     module = sys.modules.get(name)
     if module is not None:
         callback(module)
@@ -34,6 +35,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
                 break
         else:
             return None
+        if spec.loader is None:  # a namespace package: nothing to wrap
+            return spec
         loader_exec = spec.loader.exec_module
         callbacks = [f.callback for f in sys.meta_path
                      if isinstance(f, _AfterImport) and f.name == name]

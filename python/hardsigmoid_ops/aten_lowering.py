@@ -22,7 +22,9 @@ tracing's decomposition table holds one of this module's entries for the op, and
 holds, the kernel calls aten's own in-place or out op, which functionalization then treats as in
 aten's graph. Anywhere else (torch.export, fake-tensor tracing, make_fx, aot_eager) it declines,
 and the graph keeps the op. Under the Python dispatcher (tracing) it passes the call on to the C++
-dispatcher.
+dispatcher. For an entry made to keep the library's functional op (mutating_entries with
+`keep_ours`, for ExecuTorch: executorch_lowering.py) the kernel functionalizes the op as aten's
+is, with the library's functional op in aten's place.
 """
 
 import contextvars
@@ -35,22 +37,33 @@ from . import _library, functional
 __all__ = ["aten_decompositions"]
 
 _DECOMPOSE = torch._ops.OpOverload.decompose.__code__
-# The attribute that marks this module's entries for the mutating ops: their condition.
+# The attributes that mark this module's entries for the mutating ops: their condition, and
+# whether the functionalization kernel runs the entry itself rather than aten's mutating op.
 _CONDITION = "_hardsigmoid_ops_condition"
+_RUN_ITSELF = "_hardsigmoid_ops_run_itself"
 
 
-def mutating_entries(condition):
+def mutating_entries(condition, keep_ours=False):
     """Table entries for the in-place and out ops, applied by the kernels below while
-    condition() is true. Made once per table: compile_fusion.py removes its own by identity."""
+    condition() is true: a copy of aten's functional op's result (functionalized as aten's own
+    mutating op), or with keep_ours a copy of the library's functional op's result (functionalized
+    as aten's op is, with the library's functional op). Made once per table: compile_fusion.py
+    removes its own by identity."""
+
+    def functional(self):
+        if keep_ours:
+            return torch.ops.hardsigmoid_ops.hardsigmoid.default(self)
+        return torch.ops.aten.hardsigmoid.default(self)
 
     def inplace(self):
-        self.copy_(torch.ops.aten.hardsigmoid.default(self))
+        self.copy_(functional(self))
 
     def out(self, out):
-        out.copy_(torch.ops.aten.hardsigmoid.default(self))
+        out.copy_(functional(self))
 
-    setattr(inplace, _CONDITION, condition)
-    setattr(out, _CONDITION, condition)
+    for entry in (inplace, out):
+        setattr(entry, _CONDITION, condition)
+        setattr(entry, _RUN_ITSELF, keep_ours)
     return inplace, out
 
 
@@ -98,10 +111,12 @@ def _current_decomposition_table():
 def _as_atens_when_functionalized(op, atens):
     """A Python-only CompositeImplicitAutograd kernel for a mutating op. Asked by a tracing mode
     through OpOverload.decompose (FunctionalTensorMode asks for every mutating op; FakeTensorMode
-    and make_fx for any op with such a kernel), it runs aten's own mutating op when the asker is
-    functionalization tracing with a decomposition table that holds one of this module's entries
-    for the op whose condition holds (inductor's table with fusion on, also used by
-    aot_eager_decomp_partition; aten_decompositions()), and declines (NotImplemented: the op
+    and make_fx for any op with such a kernel), it runs aten's own mutating op (or, for an entry
+    that keeps the library's op, functionalizes it as aten's, with the library's functional op)
+    when the asker is functionalization tracing
+    with a decomposition table that holds one of this module's entries for the op whose condition
+    holds (inductor's table with fusion on, also used by aot_eager_decomp_partition;
+    aten_decompositions(); ExecuTorch's, executorch_lowering.py), and declines (NotImplemented: the op
     stays as it is) anywhere else. (FunctionalTensorMode's own `export` flag is not set by
     torch.export in torch 2.11, so the table is the signal.)
 
@@ -117,14 +132,32 @@ def _as_atens_when_functionalized(op, atens):
         if sys._getframe(1).f_code is not _DECOMPOSE:
             with torch._C._DisablePythonDispatcher():
                 return op(*args)
-        condition = getattr(_current_decomposition_table().get(op), _CONDITION, None)
+        entry = _current_decomposition_table().get(op)
+        condition = getattr(entry, _CONDITION, None)
         if not (condition is not None and condition()
                 and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
             return NotImplemented
-        atens(*args)
+        (_functionalized_as_ours if getattr(entry, _RUN_ITSELF) else atens)(*args)
         return None
 
     return kernel
+
+
+def _functionalized_as_ours(self, out=None):
+    """What functionalization does with aten's mutating ops, with the library's functional op:
+    the written tensor's value becomes the op's result, no copy (at::functionalization::impl's
+    replace_, commit_update and sync), so the graph holds hardsigmoid_ops.hardsigmoid where aten's
+    holds aten.hardsigmoid. The program being lowered was traced through the ops' own checks;
+    the shape and dtype are checked again, as the out op checks them."""
+    target = self if out is None else out
+    result = torch.ops.hardsigmoid_ops.hardsigmoid.default(self)
+    if (result.dtype, result.shape) != (target.dtype, target.shape):
+        raise RuntimeError(
+            f"hardsigmoid_out: out has dtype {target.dtype} and shape {list(target.shape)} but "
+            f"self has dtype {result.dtype} and shape {list(result.shape)}; expected the same")
+    target.replace_(result.from_functional())
+    target.commit_update()
+    target.sync()
 
 
 def register():

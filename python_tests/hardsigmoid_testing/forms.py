@@ -1,5 +1,6 @@
 """Every form of calling the ops in a model, each with aten's equivalent, and the block the
-exporter and lowering tests put them in (test_aten_decompositions.py, test_onnx_export.py)."""
+exporter and lowering tests put them in (test_aten_decompositions.py, test_onnx_export.py,
+test_executorch.py)."""
 
 import torch
 import torch.nn.functional as F
@@ -39,6 +40,17 @@ FORMS = {
     "backward_op": (lambda x: OPS.hardsigmoid_backward(x * 2, x),
                     lambda x: aten.hardsigmoid_backward(x * 2, x)),
 }
+
+
+class Alone(torch.nn.Module):
+    """The gate alone."""
+
+    def __init__(self, gate):
+        super().__init__()
+        self.gate = gate
+
+    def forward(self, x):
+        return self.gate(x)
 
 
 class Block(torch.nn.Module):

@@ -1,0 +1,14 @@
+// The row loops the ExecuTorch kernels run (no libtorch in the process to ask aten's choice).
+#pragma once
+
+#include "ops/cpu/row_loops.h"
+
+namespace hardsigmoid_ops::executorch_kernels {
+
+// aten's default choice, made as aten makes it without libtorch: ATEN_CPU_CAPABILITY ("default",
+// "avx2", "avx512") when set and runnable, else the widest instruction set this processor runs.
+// So a model run in ExecuTorch computes what eager aten computes on the same machine, set up the
+// same way.
+const cpu::RowLoopTable& chosen_row_loops();
+
+}  // namespace hardsigmoid_ops::executorch_kernels

@@ -1,0 +1,59 @@
+// The row loops compiled into the library and which of them this processor can run. Free of ATen
+// and c10's library (only their headers' types): the ExecuTorch kernel library links it too, with
+// no libtorch (executorch_kernels/row_loop_choice.cpp). Which one runs in a torch process is aten's
+// choice: row_loop_selection.cpp.
+#include "ops/cpu/row_loops.h"
+
+namespace hardsigmoid_ops::cpu {
+
+bool can_run(Capability capability) {
+  switch (capability) {
+    case Capability::kDefault:
+      return true;
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+    case Capability::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("f16c");
+    case Capability::kAvx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+#endif
+    default:
+      return false;
+  }
+}
+
+std::string capability_name(Capability capability) {
+  switch (capability) {
+    case Capability::kAvx2:
+      return "AVX2";
+    case Capability::kAvx512:
+      return "AVX512";
+    default:
+      return "DEFAULT";
+  }
+}
+
+std::vector<Capability> runnable_capabilities() {
+  std::vector<Capability> runnable;
+  for (Capability c : {Capability::kDefault, Capability::kAvx2, Capability::kAvx512}) {
+    if (can_run(c)) runnable.push_back(c);
+  }
+  return runnable;
+}
+
+const RowLoopTable& runnable_row_loops(Capability capability) {
+  switch (can_run(capability) ? capability : Capability::kDefault) {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+    case Capability::kAvx2:
+      return AVX2::row_loop_table();
+    case Capability::kAvx512:
+      return AVX512::row_loop_table();
+#endif
+    default:
+      return DEFAULT::row_loop_table();
+  }
+}
+
+}  // namespace hardsigmoid_ops::cpu
