@@ -36,8 +36,18 @@ torchvision_for() {
   esac
 }
 
+# Whether ExecuTorch (requirements-executorch.txt) runs with the release: its 1.5.1 runtime fails
+# on every model with torch 2.11; with 2.15 it exports, lowers and runs (test_executorch.py).
+executorch_runs_with() {
+  case "$1" in
+    2.15.*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
 # The virtual environment of a release, created or completed when its requirements change:
-# requirements.txt's test tools with this torch and its torchvision (not matplotlib: no plots).
+# requirements.txt's test tools with this torch and its torchvision (not matplotlib: no plots),
+# and ExecuTorch where it runs (installed without its dependencies: requirements-executorch.txt).
 venv_for() {
   local version="$1" venv
   if [[ "$version" == "$PINNED" ]]; then
@@ -50,13 +60,19 @@ venv_for() {
   requirements="$(grep -vE '^(#|torch==|torchvision==|matplotlib==)' "$ROOT/requirements.txt" | grep .)
 torch==$version
 torchvision==$(torchvision_for "$version")"
+  local executorch=""
+  executorch_runs_with "$version" &&
+    executorch="$(grep -vE '^#' "$ROOT/requirements-executorch.txt" | grep .)"
   local stamp="$venv/.requirements.sha256" want
-  want="$(sha256sum <<<"$requirements" | cut -d' ' -f1)"
+  want="$(sha256sum <<<"$requirements$executorch" | cut -d' ' -f1)"
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "torch_versions: installing torch $version into $venv" >&2
     [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv" || return 1
     "$venv/bin/python" -m pip install -q --upgrade pip >&2 || return 1
     "$venv/bin/python" -m pip install -q $requirements >&2 || return 1
+    if [[ -n "$executorch" ]]; then
+      "$venv/bin/python" -m pip install -q --no-deps $executorch >&2 || return 1
+    fi
     echo "$want" >"$stamp"
   fi
   echo "$venv"
