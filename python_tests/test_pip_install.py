@@ -9,6 +9,7 @@ The environment reuses this one's packages (torch, scikit-build-core) through a 
 of downloading them again, and pip runs with --no-index, so nothing is fetched.
 """
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -163,6 +164,9 @@ def test_wheel_holds_the_package_library_header_and_cmake_package(wheel):
                 "hardsigmoid_ops/include/hardsigmoid_ops/hardsigmoid.h",
                 "hardsigmoid_ops/lib/cmake/HardsigmoidOps/HardsigmoidOpsConfig.cmake"}
     assert expected <= names, sorted(names)
+    # Where ExecuTorch is installed, pip's build finds it and ships its kernel library too.
+    if importlib.util.find_spec("executorch") is not None:
+        assert "hardsigmoid_ops/lib/libhardsigmoid_ops_executorch.so" in names, sorted(names)
     import torch
 
     assert record["torch_version"] == torch.__version__.split("+")[0]
