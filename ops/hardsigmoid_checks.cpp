@@ -16,7 +16,10 @@ bool is_supported_dtype(at::ScalarType dtype) {
 // Layouts other than dense strided memory, by the name a user knows them.
 const char* unsupported_layout_name(const at::Tensor& t) {
   if (t.is_quantized()) return "quantized";
-  if (t.is_nested()) return "nested";
+  // A jagged nested tensor is a Python tensor subclass: past autograd's kernel (where this check
+  // also runs) its own dispatch applies the op to its dense values (nested_jagged.py); it never
+  // reaches a device kernel. Strided nested tensors have no kernel here, as in aten.
+  if (t.is_nested()) return t.layout() == at::kJagged ? nullptr : "nested (strided layout)";
   if (t.is_mkldnn()) return "mkldnn";
   switch (t.layout()) {
     case at::kStrided:

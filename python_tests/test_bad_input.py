@@ -278,8 +278,8 @@ def _unsupported_layouts():
         "sparse_coo": ("sparse COO", dense.to_sparse()),
         "sparse_csr": ("sparse CSR", dense.to_sparse_csr()),
         "quantized": ("quantized", torch.quantize_per_tensor(dense, 0.1, 0, torch.quint8)),
-        "nested_jagged": ("nested", torch.nested.nested_tensor(rows, layout=torch.jagged)),
-        "nested_strided": ("nested", torch.nested.nested_tensor(rows, layout=torch.strided)),
+        "nested_strided": ("nested (strided layout)",
+                           torch.nested.nested_tensor(rows, layout=torch.strided)),
         "mkldnn": ("mkldnn", dense.to_mkldnn()),
     }
 
@@ -293,8 +293,8 @@ def _as_dense(t):
     return t.to_dense()
 
 
-LAYOUT_LABELS = ["sparse_coo", "sparse_csr", "quantized", "nested_jagged", "nested_strided",
-                 "mkldnn"]
+# Jagged nested tensors are taken, as aten's op takes them: test_nested_jagged.py.
+LAYOUT_LABELS = ["sparse_coo", "sparse_csr", "quantized", "nested_strided", "mkldnn"]
 # Constructing these warns that the layout is in beta / prototype: expected, not our concern.
 ignore_csr_beta = pytest.mark.filterwarnings(
     "ignore:Sparse CSR tensor support is in beta state:UserWarning")
@@ -325,18 +325,14 @@ LAYOUT_PATTERNS = {
     "sparse_coo": "sparse COO|SparseCPU",
     "sparse_csr": "sparse CSR|SparseCsrCPU",
     "quantized": "quantized|QuantizedCPU",
-    "nested_jagged": "nested|NestedTensor",
     "nested_strided": "nested|NestedTensor",
     "mkldnn": "mkldnn|MkldnnCPU",
 }
 
 
 def _inference_mode_cases():
-    # A jagged nested tensor is a Python tensor subclass: under inference mode its own
-    # __torch_dispatch__ sees the call first (test_jagged_nested_in_inference_mode).
     return [pytest.param(layout, op, position, id=f"{layout}-{op}-{position}")
-            for layout in LAYOUT_LABELS if layout != "nested_jagged"
-            for op, position in POSITIONS]
+            for layout in LAYOUT_LABELS for op, position in POSITIONS]
 
 
 @ignore_csr_beta
@@ -352,23 +348,3 @@ def test_unsupported_layout_in_inference_mode(layout, op, position):
         assert_unchanged(bad_before, _as_dense(bad))
         assert_unchanged(good_before, good)
 
-
-@ignore_nested_prototype
-@pytest.mark.parametrize("op,position", POSITIONS, ids=position_ids)
-def test_jagged_nested_in_inference_mode(op, position):
-    """Without autograd's kernel in the way, a jagged nested tensor's own dispatch handles the
-    call: pointwise ops (the functional one is tagged pointwise) are applied to its values, as
-    for aten's hardsigmoid; others raise its NotImplementedError, naming the op."""
-    with torch.inference_mode():
-        bad = _unsupported_layouts()["nested_jagged"][1]
-        good = torch.randn(4, 6)
-        bad_before, good_before = _as_dense(bad), good.clone()
-        if op == "hardsigmoid":
-            result = _call(op, position, bad, good)
-            assert result.is_nested
-            assert_identical(result.values(), F.hardsigmoid(bad).values())
-        else:
-            with pytest.raises(NotImplementedError, match=f"hardsigmoid_ops.{op}.default"):
-                _call(op, position, bad, good)
-        assert_unchanged(bad_before, _as_dense(bad))
-        assert_unchanged(good_before, good)

@@ -19,8 +19,8 @@ The ops themselves are the library's; this package adds no kernels.
 
 import torch
 
-from . import (_library, aten_lowering, compile_fusion, executorch_lowering, functional, nn,
-               onnx_export)
+from . import (_library, aten_lowering, compile_fusion, executorch_lowering, functional,
+               nested_jagged, nn, onnx_export)
 from .aten_lowering import aten_decompositions
 from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
@@ -57,6 +57,7 @@ def _register_python_parts():
     compile_fusion.register()
     onnx_export.register()
     executorch_lowering.register()
+    nested_jagged.register()
     # A torch built without distributed support has no DTensor to register with.
     if torch.distributed.is_available():
         from . import sharding
