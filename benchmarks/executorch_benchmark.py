@@ -2,10 +2,10 @@
 hardsigmoid_ops::hardsigmoid.out) against the same models with aten's op (lowered by to_edge to
 add, clamp, clamp and div), both run by ExecuTorch's Python runtime in one process, in turns.
 
-The cases: the op alone on float32 tensors of 2^14 to 2^22 elements, with ExecuTorch's own neg
-(one read and one write per element) beside them for scale, and torchvision's MobileNetV3-Small and -Large
-(random weights, one 224 x 224 image), stock against the same model after
-hardsigmoid_ops.replace_hardsigmoid.
+The cases: the op alone on float32 tensors of 2^14 to 2^22 elements, with ExecuTorch's own
+neg (one read and one write per element, the copy's stand-in) beside them for scale, and
+torchvision's MobileNetV3-Small and -Large (random weights, one 224 x 224 image), stock against
+the same model after hardsigmoid_ops.replace_hardsigmoid.
 
 Per case: the median milliseconds of each program over repetitions, and aten's program's time
 over ours (above 1: ours faster), with the quartiles of that ratio.

@@ -1,6 +1,6 @@
-"""ExecuTorch: a model using the ops exports (torch.export), lowers (to_edge, to_executorch) and runs
-in ExecuTorch's runtime, with `import hardsigmoid_ops` the only step asked of the user. The program
-calls the library's ExecuTorch kernel (hardsigmoid_ops::hardsigmoid.out, from
+"""ExecuTorch: a model using the ops exports (torch.export), lowers (to_edge, to_executorch) and
+runs in ExecuTorch's runtime, with `import hardsigmoid_ops` the only step asked of the user. The
+program calls the library's ExecuTorch kernel (hardsigmoid_ops::hardsigmoid.out, from
 libhardsigmoid_ops_executorch.so, which the package loads into ExecuTorch's runtime) and no
 add / clamp / div of aten's lowering, and computes eager aten's CPU bits, NaN bits included, for
 every dtype. Every form of calling the ops; torchvision's MobileNetV3 within the stock model's

@@ -38,9 +38,10 @@ __all__ = ["aten_decompositions"]
 
 _DECOMPOSE = torch._ops.OpOverload.decompose.__code__
 # The attributes that mark this module's entries for the mutating ops: their condition, and
-# whether the functionalization kernel runs the entry itself rather than aten's mutating op.
+# whether the functionalization kernel keeps the library's functional op rather than running
+# aten's mutating op.
 _CONDITION = "_hardsigmoid_ops_condition"
-_RUN_ITSELF = "_hardsigmoid_ops_run_itself"
+_KEEPS_OURS = "_hardsigmoid_ops_keeps_ours"
 
 
 def mutating_entries(condition, keep_ours=False):
@@ -63,7 +64,7 @@ def mutating_entries(condition, keep_ours=False):
 
     for entry in (inplace, out):
         setattr(entry, _CONDITION, condition)
-        setattr(entry, _RUN_ITSELF, keep_ours)
+        setattr(entry, _KEEPS_OURS, keep_ours)
     return inplace, out
 
 
@@ -113,12 +114,11 @@ def _as_atens_when_functionalized(op, atens):
     through OpOverload.decompose (FunctionalTensorMode asks for every mutating op; FakeTensorMode
     and make_fx for any op with such a kernel), it runs aten's own mutating op (or, for an entry
     that keeps the library's op, functionalizes it as aten's, with the library's functional op)
-    when the asker is functionalization tracing
-    with a decomposition table that holds one of this module's entries for the op whose condition
-    holds (inductor's table with fusion on, also used by aot_eager_decomp_partition;
-    aten_decompositions(); ExecuTorch's, executorch_lowering.py), and declines (NotImplemented: the op
-    stays as it is) anywhere else. (FunctionalTensorMode's own `export` flag is not set by
-    torch.export in torch 2.11, so the table is the signal.)
+    when the asker is functionalization tracing with a decomposition table that holds one of this
+    module's entries for the op whose condition holds (inductor's table with fusion on, also used
+    by aot_eager_decomp_partition; aten_decompositions(); ExecuTorch's, executorch_lowering.py),
+    and declines (NotImplemented: the op stays as it is) anywhere else. (FunctionalTensorMode's
+    own `export` flag is not set by torch.export in torch 2.11, so the table is the signal.)
 
     Under the Python dispatcher the kernel is also picked for the dispatch keys of a device the
     library has no kernel for (torch._ops.resolve_key prefers it to the Autograd kernel there):
@@ -137,7 +137,7 @@ def _as_atens_when_functionalized(op, atens):
         if not (condition is not None and condition()
                 and isinstance(_get_current_dispatch_mode(), FunctionalTensorMode)):
             return NotImplemented
-        (_functionalized_as_ours if getattr(entry, _RUN_ITSELF) else atens)(*args)
+        (_functionalized_as_ours if getattr(entry, _KEEPS_OURS) else atens)(*args)
         return None
 
     return kernel

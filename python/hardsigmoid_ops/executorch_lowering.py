@@ -8,9 +8,10 @@ in ExecuTorch's runtime with the library's own CPU kernel for the functional op,
 - The in-place and out ops return nothing (their schemas say why), a schema to_executorch's
   out-variant pass cannot read. to_edge lowers a program with a decomposition table of
   ExecuTorch's making (executorch.exir.program._program._default_decomposition_table, wrapped
-  here when torch imports that module): it gets entries that functionalize the two as the
-  functional op and a copy (aten_lowering's kernels, the functional op kept), and the backward op
-  as aten's, which the same table lowers to core aten as it lowers aten's own. The functional op
+  here when torch imports that module): it gets entries that functionalize the two as aten's
+  mutating ops are, with the library's functional op in aten's place (aten_lowering's kernels: no
+  copy), and the backward op as aten's, which the same table lowers to core aten as it lowers
+  aten's own. The functional op
   stays as it is. An entry the caller's table already has is left alone.
 - The kernel library is loaded into the process when ExecuTorch's Python runtime is imported (or
   at once if it is), so that the runtime, whose pybindings use the same libexecutorch.so, finds
@@ -41,8 +42,8 @@ _loaded = []
 
 
 def executorch_decompositions():
-    """The entries to_edge's table gets: the mutating ops as the functional op and a copy, the
-    backward op as aten's."""
+    """The entries to_edge's table gets: the mutating ops functionalized with the library's
+    functional op, the backward op as aten's."""
     ops, aten = torch.ops.hardsigmoid_ops, torch.ops.aten
     inplace, out = _MUTATING
     return {
