@@ -6,19 +6,41 @@
 # With them, ops/cpu/row_loop_tables.cpp (which loops this processor can run). All are object
 # libraries, named in the global property HARDSIGMOID_OPS_ROW_LOOP_TARGETS, and need nothing of
 # libtorch to link (only its headers to compile): the ExecuTorch kernel library links them too.
+set(_hardsigmoid_ops_capabilities DEFAULT)
+set(_hardsigmoid_ops_flags_DEFAULT "")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  list(APPEND _hardsigmoid_ops_capabilities AVX2 AVX512)
+  set(_hardsigmoid_ops_flags_AVX2 -mavx2 -mfma -mf16c)
+  # GCC 12 warns -Wmaybe-uninitialized inside its own avx512fintrin.h (the undefined
+  # pass-through operand of _mm512_cvtepu16_epi32 and others) wherever at::vec's AVX512
+  # bfloat16 conversions and clamps are inlined: 55 warnings in this file, none in its code.
+  set(_hardsigmoid_ops_flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
+                                    -Wno-maybe-uninitialized)
+  set(_hardsigmoid_ops_x86 HARDSIGMOID_OPS_X86_CAPABILITIES)
+endif()
+
+# One object library of `source` per capability in `capabilities`, compiled into `target`.
+function(_hardsigmoid_ops_add_per_capability target name source capabilities)
+  foreach(capability IN LISTS capabilities)
+    set(_objects ${target}_${name}_${capability})
+    add_library(${_objects} OBJECT ${source})
+    target_link_libraries(${_objects} PRIVATE ${TORCH_LIBRARIES})
+    target_include_directories(${_objects} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_compile_definitions(${_objects} PRIVATE CPU_CAPABILITY=${capability}
+                                                   CPU_CAPABILITY_${capability})
+    # -Wno-psabi: GCC notes that passing a vector by value changed ABI in GCC 4.6, for
+    # at::vec types handed to lambdas in one object; nothing here crosses that boundary.
+    target_compile_options(${_objects} PRIVATE -Wall -Wextra -Wno-psabi
+                                               ${_hardsigmoid_ops_flags_${capability}}
+                                               -ffp-contract=off -fno-trapping-math)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
+    list(APPEND _all ${_objects})
+  endforeach()
+  set(_per_capability_targets ${_all} PARENT_SCOPE)
+endfunction()
+
 function(hardsigmoid_ops_add_row_loops target)
-  set(_capabilities DEFAULT)
-  set(_flags_DEFAULT "")
-  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-    list(APPEND _capabilities AVX2 AVX512)
-    set(_flags_AVX2 -mavx2 -mfma -mf16c)
-    # GCC 12 warns -Wmaybe-uninitialized inside its own avx512fintrin.h (the undefined
-    # pass-through operand of _mm512_cvtepu16_epi32 and others) wherever at::vec's AVX512
-    # bfloat16 conversions and clamps are inlined: 55 warnings in this file, none in its code.
-    set(_flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
-                      -Wno-maybe-uninitialized)
-    set(_x86 HARDSIGMOID_OPS_X86_CAPABILITIES)
-  endif()
+  set(_x86 ${_hardsigmoid_ops_x86})
   set(_tables ${target}_row_loop_tables)
   add_library(${_tables} OBJECT ops/cpu/row_loop_tables.cpp)
   target_link_libraries(${_tables} PRIVATE ${TORCH_LIBRARIES})
@@ -28,16 +50,23 @@ function(hardsigmoid_ops_add_row_loops target)
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_tables}>)
   target_compile_definitions(${target} PRIVATE ${_x86})
   set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_tables})
-  foreach(capability IN LISTS _capabilities)
-    set(_objects ${target}_row_loops_${capability})
-    add_library(${_objects} OBJECT ops/cpu/row_loops.cpp)
-    target_link_libraries(${_objects} PRIVATE ${TORCH_LIBRARIES})
-    target_include_directories(${_objects} PRIVATE ${PROJECT_SOURCE_DIR})
-    target_compile_definitions(${_objects} PRIVATE CPU_CAPABILITY=${capability}
-                                                   CPU_CAPABILITY_${capability})
-    target_compile_options(${_objects} PRIVATE -Wall -Wextra ${_flags_${capability}}
-                                               -ffp-contract=off -fno-trapping-math)
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
-    set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_objects})
-  endforeach()
+  _hardsigmoid_ops_add_per_capability(${target} row_loops ops/cpu/row_loops.cpp
+                                      "${_hardsigmoid_ops_capabilities}")
+  set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_per_capability_targets})
+endfunction()
+
+# The quantized kernel's loops (ops/cpu/quantized_loops.cpp), per capability as the row loops
+# with their flags, for DEFAULT and AVX2 only: aten registers its quantized kernels for those two,
+# and an AVX512 process runs the AVX2 ones. They need libtorch (TensorIterator): the ExecuTorch
+# kernel library does not link them. Named in the global property
+# HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS.
+function(hardsigmoid_ops_add_quantized_loops target)
+  set(_capabilities DEFAULT)
+  if(_hardsigmoid_ops_x86)
+    list(APPEND _capabilities AVX2)
+  endif()
+  _hardsigmoid_ops_add_per_capability(${target} quantized_loops ops/cpu/quantized_loops.cpp
+                                      "${_capabilities}")
+  set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS
+                                      ${_per_capability_targets})
 endfunction()

@@ -64,6 +64,42 @@ void check_input(const char* op, const char* name, const at::Tensor& t) {
                               "); supported dtypes are Float, Double, Half and BFloat16");
 }
 
+void check_quantized_input(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK(t.defined(), op, ": ", name, " is an undefined tensor");
+  TORCH_CHECK(t.is_quantized(), op, ": ", name, " is not a quantized tensor (",
+              c10::toString(t.scalar_type()), ")");
+  TORCH_CHECK(t.device().is_cpu(), op, ": ", name, " is a quantized tensor on ", t.device().str(),
+              "; quantized tensors are supported on the CPU only, as by aten's op");
+  TORCH_CHECK(t.qscheme() == at::kPerTensorAffine, op, ": ", name, " is quantized with the ",
+              c10::toString(t.qscheme()),
+              " scheme; only per_tensor_affine quantized tensors are supported, as by aten's op");
+  const at::ScalarType dtype = t.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      dtype == at::kQUInt8 || dtype == at::kQInt8 || dtype == at::kQInt32, op,
+      ": not implemented for '", c10::toString(dtype), "' (", name,
+      "); supported quantized dtypes are QUInt8, QInt8 and QInt32");
+}
+
+void check_forward_input(const char* op, const char* name, const at::Tensor& t) {
+  if (t.defined() && t.is_quantized()) {
+    check_quantized_input(op, name, t);
+  } else {
+    check_input(op, name, t);
+  }
+}
+
+void check_quantized_out(const char* op, const at::Tensor& self, const at::Tensor& out) {
+  TORCH_CHECK(self.defined() && out.defined(), op, ": self or out is an undefined tensor");
+  TORCH_CHECK(self.is_quantized() && out.is_quantized(), op, ": self is ",
+              self.is_quantized() ? "" : "not ", "quantized (", c10::toString(self.scalar_type()),
+              ") but out is ", out.is_quantized() ? "" : "not ", "quantized (",
+              c10::toString(out.scalar_type()), "); both must be quantized tensors of one dtype");
+  check_quantized_input(op, "self", self);
+  check_quantized_input(op, "out", out);
+  check_same_device(op, "out", out, "self", self);
+  check_same_shape_and_dtype(op, "out", out, "self", self);
+}
+
 void check_same_device(const char* op, const char* name_a, const at::Tensor& a, const char* name_b,
                        const at::Tensor& b) {
   TORCH_CHECK(a.device() == b.device(), op, ": ", name_a, " is on ", a.device().str(), " but ",

@@ -15,6 +15,18 @@ std::string format_sizes(c10::SymIntArrayRef sizes);
 // A dense (strided) tensor of float32, float64, float16 or bfloat16.
 void check_input(const char* op, const char* name, const at::Tensor& t);
 
+// A CPU tensor quantized per tensor (affine) as QUInt8, QInt8 or QInt32: what aten's quantized
+// hardsigmoid takes. Per-channel schemes, other quantized dtypes and other devices are refused.
+void check_quantized_input(const char* op, const char* name, const at::Tensor& t);
+
+// What the forward ops (hardsigmoid, hardsigmoid_, hardsigmoid_out) take: check_quantized_input's
+// tensors when quantized, else check_input's.
+void check_forward_input(const char* op, const char* name, const at::Tensor& t);
+
+// self and out of a quantized out= call: both quantized as check_quantized_input takes them,
+// of one dtype, shape and device.
+void check_quantized_out(const char* op, const at::Tensor& self, const at::Tensor& out);
+
 // The tensors live on one device.
 void check_same_device(const char* op, const char* name_a, const at::Tensor& a, const char* name_b,
                        const at::Tensor& b);

@@ -81,8 +81,9 @@ void check_not_a_captured_tensor(const char* op, const at::Tensor& written) {
 at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   const auto& op = hardsigmoid_op();
   // Checked here too, so that a sparse or nested input is named before the dispatcher finds no
-  // kernel for its backend.
-  checks::check_input("hardsigmoid", "self", self);
+  // kernel for its backend. Quantized inputs go on to the QuantizedCPU kernels; the backward op
+  // refuses them (check_input), as aten's has no quantized kernel.
+  checks::check_forward_input("hardsigmoid", "self", self);
   NodePtr grad_fn;
   if (requires_grad(self)) grad_fn = make_hardsigmoid_node(self, self);
   at::Tensor result = [&] {
@@ -99,7 +100,7 @@ at::Tensor hardsigmoid_autograd(c10::DispatchKeySet keys, const at::Tensor& self
 
 void hardsigmoid_inplace_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   const auto& op = hardsigmoid_inplace_op();
-  checks::check_input("hardsigmoid_", "self", self);
+  checks::check_forward_input("hardsigmoid_", "self", self);
   check_not_a_captured_tensor("hardsigmoid_", self);
   const bool record = requires_grad(self);
   const at::Tensor tangent = tangent_of(self);
@@ -124,8 +125,8 @@ void hardsigmoid_inplace_autograd(c10::DispatchKeySet keys, const at::Tensor& se
 void hardsigmoid_out_autograd(c10::DispatchKeySet keys, const at::Tensor& self,
                               const at::Tensor& out) {
   const auto& op = hardsigmoid_out_op();
-  checks::check_input("hardsigmoid_out", "self", self);
-  checks::check_input("hardsigmoid_out", "out", out);
+  checks::check_forward_input("hardsigmoid_out", "self", self);
+  checks::check_forward_input("hardsigmoid_out", "out", out);
   check_not_a_captured_tensor("hardsigmoid_out", out);
   if (requires_grad(self) || requires_grad(out)) {
     torch::autograd::throw_error_out_requires_grad("hardsigmoid_out");

@@ -1,0 +1,35 @@
+// The loops of the quantized CPU kernel (hardsigmoid_quantized.cpp): hardsigmoid from one
+// per-tensor quantized tensor into another of the same dtype (or into itself), quantized with the
+// op's fixed output parameters whatever `out`'s quantizer says (the caller sets it).
+//
+// Compiled once per instruction set from quantized_loops.cpp (DEFAULT and, on x86, AVX2: aten
+// registers its quantized kernels for AVX2 only, so that an AVX512 process runs them too), each
+// into the namespace of its CPU_CAPABILITY.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+namespace hardsigmoid_ops::cpu {
+
+// What the output quantization of each dtype is, whatever the input's: QUInt8 1/256 and 0, QInt8
+// 1/256 and -128 (the [0, 1] range over all 256 codes), QInt32 2^-32 and 0.
+struct OutputQuantization {
+  double scale;
+  int64_t zero_point;
+};
+OutputQuantization output_quantization(at::ScalarType dtype);
+
+// out = hardsigmoid(self) with aten's x86 / fbgemm / onednn arithmetic: the vector formula in the
+// vector loop and the scalar one in its tails, on the elements where aten's TensorIterator puts
+// them (for QInt32 the two formulas differ). Defined by quantized_loops.cpp compiled with
+// CPU_CAPABILITY set to each namespace's name.
+namespace DEFAULT {
+void quantized_forward(const at::Tensor& self, const at::Tensor& out);
+}
+namespace AVX2 {
+void quantized_forward(const at::Tensor& self, const at::Tensor& out);
+}
+
+}  // namespace hardsigmoid_ops::cpu
