@@ -229,10 +229,6 @@ std::vector<OddLayout> odd_layouts() {
        [] {
          return random_of(at::kFloat, {4, 4}).to_sparse_csr();
        }},
-      {"quantized",
-       [] {
-         return at::quantize_per_tensor(random_of(at::kFloat, {4, 4}), 0.1, 0, at::kQUInt8);
-       }},
       {"nested",
        [] {
          return at::_nested_tensor_from_tensor_list(
@@ -264,7 +260,7 @@ void expect_refused(const OddLayout& layout) {
                      {"hardsigmoid_backward:", "self is a " + name}));
 }
 
-TEST(BadInput, SparseQuantizedAndNestedLayouts) {
+TEST(BadInput, SparseAndNestedLayouts) {
   HARDSIGMOID_SEED_THIS_TEST();
   for (const OddLayout& layout : odd_layouts()) expect_refused(layout);
 }

@@ -74,10 +74,9 @@ void check_quantized_input(const char* op, const char* name, const at::Tensor& t
               c10::toString(t.qscheme()),
               " scheme; only per_tensor_affine quantized tensors are supported, as by aten's op");
   const at::ScalarType dtype = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      dtype == at::kQUInt8 || dtype == at::kQInt8 || dtype == at::kQInt32, op,
-      ": not implemented for '", c10::toString(dtype), "' (", name,
-      "); supported quantized dtypes are QUInt8, QInt8 and QInt32");
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kQUInt8 || dtype == at::kQInt8 || dtype == at::kQInt32,
+                              op, ": not implemented for '", c10::toString(dtype), "' (", name,
+                              "); supported quantized dtypes are QUInt8, QInt8 and QInt32");
 }
 
 void check_forward_input(const char* op, const char* name, const at::Tensor& t) {

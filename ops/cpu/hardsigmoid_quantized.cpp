@@ -72,7 +72,8 @@ void forward(const at::Tensor& self, const at::Tensor& out) {
 
 void set_output_quantization(const at::Tensor& t) {
   const OutputQuantization q = output_quantization(t.scalar_type());
-  at::set_quantizer_(t, at::make_per_tensor_affine_quantizer(q.scale, q.zero_point, t.scalar_type()));
+  at::set_quantizer_(t,
+                     at::make_per_tensor_affine_quantizer(q.scale, q.zero_point, t.scalar_type()));
 }
 
 }  // namespace
@@ -92,8 +93,8 @@ at::Tensor hardsigmoid_quantized(const at::Tensor& self) {
   checks::check_quantized_input("hardsigmoid", "self", self);
   const OutputQuantization q = output_quantization(self.scalar_type());
   // aten's layout: the input's suggested memory format, dense.
-  at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(), q.scale,
-                                               q.zero_point, self.suggest_memory_format());
+  at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(), q.scale, q.zero_point,
+                                               self.suggest_memory_format());
   forward(self, out);
   return out;
 }
@@ -120,6 +121,12 @@ void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out) {
     return;
   }
   out.copy_(hardsigmoid_quantized(self));
+}
+
+at::Tensor hardsigmoid_quantized_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  checks::check_input("hardsigmoid_backward", "grad_output", grad_output);
+  checks::check_input("hardsigmoid_backward", "self", self);
+  TORCH_CHECK(false, "hardsigmoid_backward: reached the quantized kernel with no quantized tensor");
 }
 
 }  // namespace hardsigmoid_ops::cpu

@@ -15,4 +15,8 @@ void hardsigmoid_quantized_(const at::Tensor& self);
 // zero point.
 void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out);
 
+// Always throws: the backward op takes no quantized tensor (aten's has no quantized kernel),
+// and the dispatcher comes here only with one. The error names the argument.
+at::Tensor hardsigmoid_quantized_backward(const at::Tensor& grad_output, const at::Tensor& self);
+
 }  // namespace hardsigmoid_ops::cpu

@@ -13,11 +13,11 @@
 // aten lays it out) drives the same loop structure here (at::native::cpu_kernel_vec), and the
 // two formulas are aten's own public helpers and at::vec's: every element gets aten's formula,
 // whatever the layout or the number of threads.
+#include <ATen/Dispatch.h>
+#include <ATen/cpu/vec/vec.h>
 #include <ATen/native/TensorIterator.h>
 #include <ATen/native/cpu/Loops.h>
 #include <ATen/native/quantized/AffineQuantizerBase.h>
-#include <ATen/Dispatch.h>
-#include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
 

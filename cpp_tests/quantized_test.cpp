@@ -1,0 +1,168 @@
+// The C++ API on per-tensor quantized tensors, against at::hardsigmoid and at::hardsigmoid_: the
+// same codes, scale, zero point, dtype and strides, under every quantized engine this libtorch
+// has, with fresh random parameters and codes every run. CTest reruns these cases under each CPU
+// capability (ATEN_CPU_CAPABILITY), where aten and the library switch to their DEFAULT loops
+// together. What aten refuses, the C++ API refuses with a message naming op and argument.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ops/hardsigmoid.h"
+#include "test_support.h"
+
+namespace hardsigmoid_test {
+namespace {
+
+namespace ops = hardsigmoid_ops;
+
+const at::ScalarType kQuantizedDtypes[] = {at::kQUInt8, at::kQInt8, at::kQInt32};
+
+// The integer dtype holding a quantized dtype's codes.
+at::ScalarType code_dtype(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kQUInt8:
+      return at::kByte;
+    case at::kQInt8:
+      return at::kChar;
+    default:
+      return at::kInt;
+  }
+}
+
+// Random codes over the dtype's whole range (QInt32: of random magnitudes) with a random scale
+// from 1e-6 to 10 and a random zero point.
+at::Tensor random_quantized(at::ScalarType dtype, at::IntArrayRef shape) {
+  const int64_t numel = c10::multiply_integers(shape);
+  at::Tensor codes;
+  int64_t zero_point = 0;
+  if (dtype == at::kQInt32) {
+    codes = at::randint(-(int64_t{1} << 31), int64_t{1} << 31, {numel}, at::kLong)
+                .bitwise_right_shift(at::randint(0, 32, {numel}, at::kLong))
+                .to(at::kInt);
+    zero_point = at::randint(-1000, 1001, {1}, at::kLong).item<int64_t>();
+  } else {
+    const int64_t low = dtype == at::kQUInt8 ? 0 : -128;
+    codes = at::randint(low, low + 256, {numel}, at::kLong).to(code_dtype(dtype));
+    zero_point = at::randint(low, low + 256, {1}, at::kLong).item<int64_t>();
+  }
+  const double scale = std::pow(10.0, at::rand({1}, at::kDouble).item<double>() * 7 - 6);
+  return at::_make_per_tensor_quantized_tensor(codes.reshape(shape), scale, zero_point);
+}
+
+testing::AssertionResult same_codes(const at::Tensor& ours, const at::Tensor& aten) {
+  if (ours.sizes() != aten.sizes()) return testing::AssertionFailure() << "shapes differ";
+  if (at::equal(ours, aten)) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << ours.ne(aten).sum().item<int64_t>() << " of "
+                                     << ours.numel() << " codes differ from aten's";
+}
+
+testing::AssertionResult same_quantized(const at::Tensor& ours, const at::Tensor& aten) {
+  if (ours.scalar_type() != aten.scalar_type() || ours.qscheme() != aten.qscheme()) {
+    return testing::AssertionFailure() << "dtype or qscheme differs from aten's";
+  }
+  if (ours.q_scale() != aten.q_scale() || ours.q_zero_point() != aten.q_zero_point()) {
+    return testing::AssertionFailure()
+           << "scale, zero point " << ours.q_scale() << ", " << ours.q_zero_point() << "; aten's "
+           << aten.q_scale() << ", " << aten.q_zero_point();
+  }
+  if (strides_of(ours) != strides_of(aten)) {
+    return testing::AssertionFailure() << "strides differ from aten's";
+  }
+  return same_codes(ours.int_repr(), aten.int_repr());
+}
+
+// aten's QNNPACK path (QUInt8 under the QNNPACK engine) divides by zero on an empty tensor and
+// refuses a 0-dim one; the library takes both, with the other engines' result.
+bool aten_qnnpack_cannot_run(const at::Tensor& q) {
+  return at::globalContext().qEngine() == at::QEngine::QNNPACK && q.scalar_type() == at::kQUInt8 &&
+         (q.numel() == 0 || q.dim() == 0);
+}
+
+// Each engine this libtorch has, set for the duration of the callback.
+template <typename F>
+void under_each_engine(F&& body) {
+  const at::QEngine before = at::globalContext().qEngine();
+  for (const at::QEngine engine : at::globalContext().supportedQEngines()) {
+    if (engine == at::QEngine::NoQEngine) continue;
+    at::globalContext().setQEngine(engine);
+    SCOPED_TRACE(c10::toString(engine));
+    body();
+  }
+  at::globalContext().setQEngine(before);
+}
+
+at::Tensor in_layout(const at::Tensor& q, const std::string& layout) {
+  if (layout == "channels_last") return q.contiguous(at::MemoryFormat::ChannelsLast);
+  if (layout == "transposed") return q.transpose(1, 3);
+  if (layout == "sliced") return q.slice(2, 0, q.size(2), 2);
+  return q;
+}
+
+TEST(Quantized, FunctionalAndInPlaceMatchAten) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  // 0-dim, empty, inside one vector loop, and above aten's grain (threads split the work).
+  const std::vector<std::vector<int64_t>> flat_shapes = {{}, {0}, {1}, {1000}, {70001}};
+  under_each_engine([&] {
+    for (const at::ScalarType dtype : kQuantizedDtypes) {
+      SCOPED_TRACE(c10::toString(dtype));
+      std::vector<at::Tensor> inputs;
+      for (const auto& shape : flat_shapes) inputs.push_back(random_quantized(dtype, shape));
+      for (const char* layout : {"contiguous", "channels_last", "transposed", "sliced"}) {
+        inputs.push_back(in_layout(random_quantized(dtype, {3, 5, 16, 25}), layout));
+      }
+      for (const at::Tensor& q : inputs) {
+        SCOPED_TRACE("shape " + std::to_string(q.dim()) + "-dim, " + std::to_string(q.numel()));
+        if (aten_qnnpack_cannot_run(q)) continue;  // the Python suite compares these
+        EXPECT_TRUE(same_quantized(ops::hardsigmoid(q), at::hardsigmoid(q)));
+        at::Tensor ours = q.clone(), theirs = q.clone();
+        ops::hardsigmoid_(ours);
+        at::hardsigmoid_(theirs);
+        EXPECT_TRUE(same_quantized(ours, theirs));
+      }
+    }
+  });
+}
+
+TEST(Quantized, OutMatchesAten) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  under_each_engine([&] {
+    for (const at::ScalarType dtype : kQuantizedDtypes) {
+      SCOPED_TRACE(c10::toString(dtype));
+      const at::Tensor q = random_quantized(dtype, {4, 3, 9, 7});
+      at::Tensor ours = random_quantized(dtype, {4, 3, 9, 7});
+      at::Tensor theirs = ours.clone();
+      ops::hardsigmoid_out(q, ours);
+      at::hardsigmoid_out(theirs, q);
+      EXPECT_TRUE(same_quantized(ours, theirs));
+    }
+  });
+}
+
+TEST(Quantized, RefusedByName) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  const at::Tensor q = random_quantized(at::kQUInt8, {2, 3});
+  const at::Tensor dense = random_values({2, 3}, at::kFloat);
+  const at::Tensor per_channel = at::quantize_per_channel(
+      dense, at::tensor({0.1, 0.2}, at::kDouble), at::tensor({1, 2}, at::kLong), 0, at::kQUInt8);
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid(per_channel); }), Raises::Error,
+                     {"hardsigmoid:", "self is quantized with the per_channel_affine scheme"}));
+  at::Tensor per_channel_out = per_channel.clone();
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid_out(q, per_channel_out); }), Raises::Error,
+                     {"hardsigmoid_out:", "out is quantized with the per_channel_affine scheme"}));
+  EXPECT_TRUE(same_codes(per_channel_out.int_repr(), per_channel.int_repr()));
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid_backward(q, dense); }), Raises::Error,
+                     {"hardsigmoid_backward:", "grad_output is a quantized tensor"}));
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid_backward(dense, q); }), Raises::Error,
+                     {"hardsigmoid_backward:", "self is a quantized tensor"}));
+  at::Tensor float_out = at::zeros({2, 3});
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid_out(q, float_out); }), Raises::Error,
+                     {"hardsigmoid_out:", "out is not quantized (Float)"}));
+  const at::Tensor quint4x2 = at::quantize_per_tensor(at::randn({2, 4}), 0.1, 1, at::kQUInt4x2);
+  EXPECT_TRUE(raised(thrown_by([&] { ops::hardsigmoid(quint4x2); }), Raises::NotImplemented,
+                     {"hardsigmoid:", "not implemented for 'QUInt4x2' (self)"}));
+}
+
+}  // namespace
+}  // namespace hardsigmoid_test

@@ -1,0 +1,431 @@
+"""Quantized tensors (per-tensor affine QUInt8, QInt8, QInt32 on the CPU): the functional, in-place
+and out ops give aten's results exactly — codes (int_repr), scale, zero point, dtype, qscheme and
+the output's strides — under each quantized engine, on every 8-bit code, random and edge scales
+and zero points, every layout, one thread and all. Where aten's QNNPACK path cannot run (it
+divides by zero on an empty tensor, refuses a 0-dim one and a scale that is not a normal float),
+ours gives what aten gives under the other engines. What aten refuses (per-channel input, the
+backward op, other quantized dtypes) ours refuses, naming op and argument. torch.compile,
+torch.export and TorchScript behave as with aten's op."""
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from hardsigmoid_testing import OPS
+from hardsigmoid_testing.checks import assert_unchanged
+from hardsigmoid_testing.torchscript import script
+
+aten = torch.ops.aten
+# torch.jit's deprecation warnings: scripting and tracing still work and users still call them.
+# torch.compile raises one too on a quantized input (with aten's op as with ours).
+ignore_jit_deprecation = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.*deprecated:DeprecationWarning",
+    "ignore:`torch.jit.*deprecated:FutureWarning")
+
+# The integer type holding each quantized dtype's codes.
+CODES = {torch.quint8: torch.uint8, torch.qint8: torch.int8, torch.qint32: torch.int32}
+QDTYPES = list(CODES)
+ENGINES = [e for e in torch.backends.quantized.supported_engines if e != "none"]
+# aten's output parameters, whatever the input's: (scale, zero point).
+OUTPUT_QUANTIZATION = {torch.quint8: (1 / 256, 0), torch.qint8: (1 / 256, -128),
+                       torch.qint32: (2.0 ** -32, 0)}
+FLT_MAX = torch.finfo(torch.float32).max
+FLT_MIN = torch.finfo(torch.float32).tiny
+# Scales at the edges of float32 (aten computes in float32) and between. float32(scale) stays
+# finite, so no NaN arises (an infinite scale times a zero code difference would make one).
+EDGE_SCALES = [FLT_MIN, 1e-40, 2.0 ** -20, 1 / 6, 3 / 127, 1.0, 1e6, FLT_MAX]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    before = torch.backends.quantized.engine
+    torch.backends.quantized.engine = request.param
+    yield request.param
+    torch.backends.quantized.engine = before
+
+
+@pytest.fixture(params=["one_thread", "all_threads"])
+def threads(request):
+    before = torch.get_num_threads()
+    torch.set_num_threads(1 if request.param == "one_thread" else before)
+    yield torch.get_num_threads()
+    torch.set_num_threads(before)
+
+
+def _codes(dtype, numel, gen):
+    """numel codes of the dtype: every 8-bit code at least once (where numel allows), the rest
+    random; QInt32 codes of random magnitudes, near the zero point as well as far from it."""
+    info = torch.iinfo(CODES[dtype])
+    if dtype == torch.qint32:
+        codes = torch.randint(-2 ** 31, 2 ** 31, (numel,), generator=gen, dtype=torch.int64)
+        shifts = torch.randint(0, 32, (numel,), generator=gen)
+        return (codes >> shifts).to(torch.int32)
+    every = torch.arange(info.min, info.max + 1)
+    random = torch.randint(info.min, info.max + 1, (max(numel - every.numel(), 0),), generator=gen)
+    codes = torch.cat([every, random])[:numel]
+    return codes[torch.randperm(numel, generator=gen)].to(CODES[dtype])
+
+
+def _random_zero_point(dtype, gen):
+    info = torch.iinfo(CODES[dtype])
+    low, high = (info.min, info.max) if dtype != torch.qint32 else (-1000, 1000)
+    return int(torch.randint(low, high + 1, (1,), generator=gen))
+
+
+def _random_scale(gen):
+    return float(10 ** (torch.rand(1, generator=gen) * 7 - 6))  # 1e-6 to 10
+
+
+def _quantized(dtype, shape, scale, zero_point, gen):
+    codes = _codes(dtype, math.prod(shape), gen).reshape(shape)
+    return torch._make_per_tensor_quantized_tensor(codes, scale, zero_point)
+
+
+# Layouts: name -> the tensor the op gets, from a contiguous quantized tensor of LAYOUT_SHAPE.
+LAYOUT_SHAPE = (3, 5, 16, 25)
+LAYOUTS = {
+    "contiguous": lambda q: q,
+    "channels_last": lambda q: q.contiguous(memory_format=torch.channels_last),
+    "transposed": lambda q: q.transpose(1, 3),
+    "sliced": lambda q: q[:, 1:, ::2, 3:],
+    "expanded": lambda q: q[:, :1].expand(3, 5, 16, 25),
+}
+# Sizes that take aten's vector loop, its scalar tails, and (above aten's grain, 32768) a split
+# between threads whose chunks end off a vector boundary.
+FLAT_SIZES = [1, 31, 1000, 2 ** 16 + 37, 3 * 2 ** 15 + 5]
+
+
+def _aten_under(engine_name, call, x):
+    before = torch.backends.quantized.engine
+    torch.backends.quantized.engine = engine_name
+    try:
+        return call(x)
+    finally:
+        torch.backends.quantized.engine = before
+
+
+def _qnnpack_cannot_run(x):
+    """aten's QNNPACK path (QUInt8 under the QNNPACK engine) crashes on an empty tensor (a
+    division by zero) and refuses a 0-dim tensor and a scale whose float32 is not normal."""
+    if torch.backends.quantized.engine != "qnnpack" or x.dtype != torch.quint8:
+        return False
+    scale = torch.tensor(x.q_scale(), dtype=torch.float32).item()
+    return x.numel() == 0 or x.dim() == 0 or not (scale > 0 and math.isfinite(scale)
+                                                  and scale >= FLT_MIN)
+
+
+def _aten(call, x):
+    """aten's result under the current engine, or, where its QNNPACK path cannot run, under
+    another engine (they agree wherever QNNPACK runs: test_aten_engines_agree)."""
+    if _qnnpack_cannot_run(x):
+        others = [e for e in ENGINES if e != "qnnpack"]
+        if not others:
+            pytest.skip("only QNNPACK here, and aten's QNNPACK path cannot run this input")
+        return _aten_under(others[0], call, x)
+    return call(x)
+
+
+def assert_same_quantized(ours, ref, strides=True):
+    assert ours.is_quantized and ref.is_quantized
+    assert ours.dtype == ref.dtype and ours.qscheme() == ref.qscheme()
+    assert (ours.q_scale(), ours.q_zero_point()) == (ref.q_scale(), ref.q_zero_point())
+    assert ours.shape == ref.shape
+    if strides:
+        assert ours.stride() == ref.stride()
+    if not torch.equal(ours.int_repr(), ref.int_repr()):
+        differ = ours.int_repr() != ref.int_repr()
+        first = differ.flatten().nonzero()[:5].flatten().tolist()
+        raise AssertionError(f"{int(differ.sum())} of {ours.numel()} codes differ from aten's, "
+                             f"first at flat positions {first}")
+
+
+def _inplace(op, x):
+    t = x.clone()
+    op(t)
+    return t
+
+
+# The forward forms: (ours, aten's), each returning the quantized result.
+FORMS = {
+    "functional": (OPS.hardsigmoid, F.hardsigmoid),
+    "inplace": (lambda x: _inplace(OPS.hardsigmoid_, x),
+                lambda x: _inplace(lambda t: F.hardsigmoid(t, inplace=True), x)),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("numel", FLAT_SIZES)
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_flat_matches_aten(engine, threads, dtype, numel, form, gen):
+    ours, atens = FORMS[form]
+    x = _quantized(dtype, (numel,), _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    assert_same_quantized(ours(x), _aten(atens, x))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_layouts_match_aten(engine, threads, dtype, layout, gen):
+    x = LAYOUTS[layout](_quantized(dtype, LAYOUT_SHAPE, _random_scale(gen),
+                                   _random_zero_point(dtype, gen), gen))
+    assert_same_quantized(OPS.hardsigmoid(x), _aten(F.hardsigmoid, x))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last", "transposed", "sliced"])
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_inplace_on_views_matches_aten(engine, dtype, layout, gen):
+    """In place on a view: the view's codes and parameters as aten's, and the base's other codes
+    untouched (the base keeps its own parameters, as with aten's op)."""
+    base = _quantized(dtype, LAYOUT_SHAPE, _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    if layout == "channels_last":
+        base = LAYOUTS[layout](base)
+    results = []
+    for ours in (True, False):
+        written = base.clone()  # clone keeps channels_last
+        view = written if layout == "channels_last" else LAYOUTS[layout](written)
+        if ours:
+            OPS.hardsigmoid_(view)
+        else:
+            _aten(aten.hardsigmoid_, view)
+        results.append((view, written))
+    (ours_view, ours_base), (aten_view, aten_base) = results
+    assert_same_quantized(ours_view, aten_view)
+    assert_same_quantized(ours_base, aten_base)
+
+
+def test_inplace_on_expanded_is_refused_as_atens():
+    x = torch.quantize_per_tensor(torch.randn(1, 4), 0.05, 10, torch.quint8).expand(3, 4)
+    before = x.int_repr().clone()
+    with pytest.raises(RuntimeError, match="hardsigmoid_: self has elements that share memory"):
+        OPS.hardsigmoid_(x)
+    with pytest.raises(RuntimeError):
+        aten.hardsigmoid_(x)
+    assert_unchanged(before, x.int_repr())
+
+
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_edge_scales_and_zero_points(engine, dtype, gen):
+    info = torch.iinfo(CODES[dtype])
+    # QInt32's scalar formula subtracts the zero point in int32: zero points far from 0 would
+    # overflow it for the codes far from them, in aten as here.
+    zero_points = [info.min, 0, info.max] if dtype != torch.qint32 else [-2 ** 20, 0, 2 ** 20]
+    for scale in EDGE_SCALES:
+        for zero_point in zero_points:
+            x = _quantized(dtype, (1000,), scale, zero_point, gen)
+            for form, (ours, atens) in FORMS.items():
+                assert_same_quantized(ours(x), _aten(atens, x)), (form, scale, zero_point)
+
+
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_empty_and_zero_dim(engine, dtype, gen):
+    for x in (_quantized(dtype, (0, 3), 0.1, 0, gen), _quantized(dtype, (), 0.1, 0, gen)):
+        for form, (ours, atens) in FORMS.items():
+            assert_same_quantized(ours(x), _aten(atens, x))
+
+
+@pytest.mark.parametrize("dtype", [torch.quint8, torch.qint8], ids=str)
+def test_aten_engines_agree(dtype, gen):
+    """The premise of taking another engine's result where QNNPACK cannot run: on every input
+    QNNPACK takes, aten's engines give the same codes (every code, 16 random parameters)."""
+    if len(ENGINES) < 2:
+        pytest.skip("one quantized engine here")
+    for _ in range(16):
+        x = _quantized(dtype, (2 ** 12,), _random_scale(gen), _random_zero_point(dtype, gen), gen)
+        results = [_aten_under(e, F.hardsigmoid, x) for e in ENGINES]
+        for other in results[1:]:
+            assert_same_quantized(other, results[0])
+
+
+@pytest.mark.parametrize("out_layout", ["contiguous", "channels_last", "transposed"])
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_out_matches_aten(engine, dtype, out_layout, gen):
+    """out takes the result's codes and parameters and keeps its own strides, as aten's."""
+    x = _quantized(dtype, LAYOUT_SHAPE, _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    if out_layout == "transposed":
+        x = x.transpose(1, 3)
+    results = []
+    for call in (lambda x, out: OPS.hardsigmoid_out(x, out),
+                 lambda x, out: OPS.hardsigmoid.out(x, out=out),
+                 lambda x, out: aten.hardsigmoid.out(x, out=out)):
+        out = _quantized(dtype, LAYOUT_SHAPE, 0.3, _random_zero_point(dtype, gen), gen)
+        out = LAYOUTS[out_layout](out) if out_layout != "transposed" else out.transpose(1, 3)
+        strides = out.stride()
+        _aten(lambda x: call(x, out), x)
+        assert out.stride() == strides
+        results.append(out)
+    assert_same_quantized(results[0], results[2])
+    assert_same_quantized(results[1], results[2])
+
+
+@pytest.mark.parametrize("dtype", QDTYPES, ids=str)
+def test_out_is_self(engine, dtype, gen):
+    x = _quantized(dtype, (40, 33), _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    ours, atens = x.clone(), x.clone()
+    OPS.hardsigmoid_out(ours, ours)
+    _aten(lambda t: aten.hardsigmoid.out(t, out=t), atens)
+    assert_same_quantized(ours, atens)
+
+
+def _per_channel():
+    return torch.quantize_per_channel(torch.randn(2, 3), torch.tensor([0.1, 0.2]),
+                                      torch.tensor([1, 2]), 0, torch.quint8)
+
+
+def _quint8(shape=(2, 3)):
+    return torch.quantize_per_tensor(torch.randn(shape), 0.05, 10, torch.quint8)
+
+
+# (call, aten's call or None, message of ours, tensors that must be left as they were)
+def _refusals():
+    per_channel, q, q_out = _per_channel(), _quint8(), _quint8()
+    qint8_out = torch.quantize_per_tensor(torch.randn(2, 3), 0.1, 0, torch.qint8)
+    float_out, dense = torch.zeros(2, 3), torch.randn(2, 3)
+    quint4x2 = torch.quantize_per_tensor(torch.randn(2, 4), 0.1, 1, torch.quint4x2)
+    return {
+        "per_channel": (lambda: OPS.hardsigmoid(per_channel), lambda: F.hardsigmoid(per_channel),
+                        "hardsigmoid: self is quantized with the per_channel_affine scheme", []),
+        "per_channel_inplace": (lambda: OPS.hardsigmoid_(per_channel),
+                                lambda: aten.hardsigmoid_(per_channel),
+                                "hardsigmoid_: self is quantized with the per_channel_affine",
+                                [per_channel]),
+        "per_channel_out": (lambda: OPS.hardsigmoid_out(q, per_channel), None,
+                            "hardsigmoid_out: out is quantized with the per_channel_affine",
+                            [per_channel]),
+        "quint4x2": (lambda: OPS.hardsigmoid(quint4x2), lambda: F.hardsigmoid(quint4x2),
+                     "hardsigmoid: not implemented for 'QUInt4x2' (self)", []),
+        "backward_grad_output": (lambda: OPS.hardsigmoid_backward(q, dense),
+                                 lambda: aten.hardsigmoid_backward(q, dense),
+                                 "hardsigmoid_backward: grad_output is a quantized tensor", []),
+        "backward_self": (lambda: OPS.hardsigmoid_backward(dense, q),
+                          lambda: aten.hardsigmoid_backward(dense, q),
+                          "hardsigmoid_backward: self is a quantized tensor", []),
+        "backward_both": (lambda: OPS.hardsigmoid_backward(q, q),
+                          lambda: aten.hardsigmoid_backward(q, q),
+                          "hardsigmoid_backward: grad_output is a quantized tensor", []),
+        "out_float": (lambda: OPS.hardsigmoid_out(q, float_out),
+                      lambda: aten.hardsigmoid.out(q, out=float_out),
+                      "hardsigmoid_out: self is quantized (QUInt8) but out is not quantized "
+                      "(Float)", [float_out]),
+        "self_float_out_quantized": (lambda: OPS.hardsigmoid_out(dense, q_out),
+                                     lambda: aten.hardsigmoid.out(dense, out=q_out),
+                                     "hardsigmoid_out: self is not quantized (Float) but out is "
+                                     "quantized (QUInt8)", [q_out]),
+        "out_other_dtype": (lambda: OPS.hardsigmoid_out(q, qint8_out),
+                            lambda: aten.hardsigmoid.out(q, out=qint8_out),
+                            "hardsigmoid_out: out has dtype QInt8 but self has dtype QUInt8",
+                            [qint8_out]),
+    }
+
+
+def _snapshot(tensors):
+    return [(t.int_repr().clone(), t.q_scale() if t.qscheme() == torch.per_tensor_affine else None)
+            if t.is_quantized else t.clone() for t in tensors]
+
+
+@pytest.mark.parametrize("mode", ["grad_mode", "inference_mode"])
+@pytest.mark.parametrize("case", list(_refusals()))
+def test_refused_as_atens(case, mode):
+    """Each refusal names op and argument, under inference mode (which skips the Autograd
+    kernel) too, and leaves every tensor as it was; aten refuses the same call."""
+    with torch.inference_mode(mode == "inference_mode"):
+        call, atens, message, untouched = _refusals()[case]
+        before = _snapshot(untouched)
+        with pytest.raises((RuntimeError, NotImplementedError), match=re.escape(message)):
+            call()
+        for (old, after) in zip(before, _snapshot(untouched)):
+            assert str(old) == str(after)
+        if atens is not None:
+            with pytest.raises((RuntimeError, NotImplementedError)):
+                atens()
+
+
+def test_out_of_another_shape_is_refused():
+    """aten's quantized out= copies its result into out with broadcasting; ours, as for dense
+    tensors, takes an out of self's shape only and leaves another untouched."""
+    q = _quint8((2, 3))
+    for shape in [(4, 2, 3), (3,), (0,)]:
+        out = _quint8(shape)
+        before = out.int_repr().clone()
+        with pytest.raises(RuntimeError, match="hardsigmoid_out: out has shape"):
+            OPS.hardsigmoid_out(q, out)
+        assert_unchanged(before, out.int_repr())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_quantized_cuda_is_refused():
+    q = torch.quantize_per_tensor(torch.randn(4, device="cuda"), 0.1, 0, torch.quint8)
+    with pytest.raises(RuntimeError, match="hardsigmoid: self is a quantized tensor on cuda"):
+        OPS.hardsigmoid(q)
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        F.hardsigmoid(q)
+
+
+def test_grad_mode_and_autograd_graph(gen):
+    """A quantized tensor cannot require grad; under grad mode the result has no grad_fn, as
+    aten's."""
+    x = _quantized(torch.quint8, (8,), 0.05, 3, gen)
+    ours = OPS.hardsigmoid(x)
+    assert ours.grad_fn is None and not ours.requires_grad
+    assert_same_quantized(ours, F.hardsigmoid(x))
+
+
+# Dynamo and export: aten's quantized op cannot be traced (fake tensors do not take quantized
+# tensors); torch.compile falls back to eager, fullgraph and export raise. Ours does the same.
+def _functions():
+    return {"ours": lambda t: OPS.hardsigmoid(t), "aten": lambda t: F.hardsigmoid(t)}
+
+
+@ignore_jit_deprecation
+def test_compile_runs_eagerly_with_atens_result(gen):
+    x = _quantized(torch.quint8, (4, 33), 0.05, 3, gen)
+    torch._dynamo.reset()
+    results = {name: torch.compile(fn)(x) for name, fn in _functions().items()}
+    assert_same_quantized(results["ours"], results["aten"])
+    torch._dynamo.reset()
+
+
+def _raised(call):
+    try:
+        call()
+    except Exception as error:  # compared with aten's exception class
+        return type(error)
+    return None
+
+
+def test_fullgraph_compile_and_export_fail_as_atens(gen):
+    x = _quantized(torch.quint8, (4, 33), 0.05, 3, gen)
+
+    class Module(torch.nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, t):
+            return self.fn(t)
+
+    for entry in (lambda fn: torch.compile(fn, fullgraph=True)(x),
+                  lambda fn: torch.export.export(Module(fn), (x,))):
+        torch._dynamo.reset()
+        raised = {name: _raised(lambda: entry(fn)) for name, fn in _functions().items()}
+        assert raised["aten"] is not None, "aten's op now compiles: test ours there"
+        assert raised["ours"] is raised["aten"]
+    torch._dynamo.reset()
+
+
+class _Gate(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.ops.hardsigmoid_ops.hardsigmoid(x)
+        torch.ops.hardsigmoid_ops.hardsigmoid_(x)
+        return torch.cat([y.int_repr(), x.int_repr()])
+
+
+@ignore_jit_deprecation
+def test_torchscript(gen):
+    x = _quantized(torch.qint8, (5, 7), 0.05, 3, gen)
+    expected = torch.cat([F.hardsigmoid(x).int_repr(), F.hardsigmoid(x).int_repr()])
+    scripted = script(_Gate())
+    traced = torch.jit.trace(_Gate(), (x.clone(),))
+    for model in (scripted, traced):
+        assert torch.equal(model(x.clone()), expected)
