@@ -2,7 +2,8 @@
 // CPU (and on CUDA when present) and checks that the models using hardsigmoid_ops give, bit for
 // bit, what the same model with aten's hardsigmoid gives: the inference models' outputs, and the
 // training model's loss, gradients and weights after one SGD step (its in-place hardsigmoid is
-// recorded by autograd, in C++).
+// recorded by autograd, in C++), and the int8 model's output (hardsigmoid on quantized tensors, on
+// the CPU).
 //
 // Nothing here names a symbol of libhardsigmoid_ops: the ops are found through the dispatcher.
 // The library is linked with --no-as-needed (carried by its CMake target) so that the linker keeps
@@ -61,6 +62,21 @@ bool train_one_step(const std::string& dir, const c10::Device& device) {
   return same;
 }
 
+// The int8 model (the x86 quantized engine, aten's default on x86; CPU only, as quantized
+// tensors are in aten).
+bool check_int8(const std::string& dir) {
+  torch::jit::Module model = torch::jit::load(dir + "/int8_scripted.pt");
+  torch::jit::Module reference = torch::jit::load(dir + "/int8_aten.pt");
+  model.eval();
+  reference.eval();
+  const torch::Tensor x = torch::randn({4, 3, 20, 24}) * 2;
+  torch::NoGradGuard no_grad;
+  const bool same = torch::equal(model.forward({x}).toTensor(), reference.forward({x}).toTensor());
+  std::printf("%-18s on %-6s: %s\n", "int8_scripted.pt", "cpu",
+              same ? "equal to aten's model" : "DIFFERS from aten's model");
+  return same;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,5 +100,6 @@ int main(int argc, char** argv) {
     }
     ok = train_one_step(argv[1], device) && ok;
   }
+  ok = check_int8(argv[1]) && ok;
   return ok ? 0 : 1;
 }

@@ -3,12 +3,15 @@
 The inference model is a small convolution block gated by hardsigmoid, with an in-place
 hardsigmoid on an intermediate; the training model is two convolutions with an in-place
 hardsigmoid between them (nn.Hardsigmoid(inplace=True)'s place in MobileNetV3), trained one step
-from C++. Five files are written to OUTDIR:
+from C++; the int8 model is a convolution gated by hardsigmoid on quantized tensors, quantized
+by eager mode quantization with the x86 engine's qconfig. Seven files are written to OUTDIR:
   gate_scripted.pt   torch.jit.script of the model calling torch.ops.hardsigmoid_ops
   gate_traced.pt     torch.jit.trace of the same model (same weights)
   gate_aten.pt       the same model and weights with aten's hardsigmoid: the reference
   block_scripted.pt  torch.jit.script of the training model calling torch.ops.hardsigmoid_ops
   block_aten.pt      the same model and weights with aten's in-place hardsigmoid
+  int8_scripted.pt   torch.jit.script of the int8 model calling torch.ops.hardsigmoid_ops
+  int8_aten.pt       the same int8 model (weights, calibration) with aten's hardsigmoid
 Usage: python save_models.py LIBRARY OUTDIR
 """
 
@@ -57,6 +60,35 @@ class Block(torch.nn.Module):
         return self.second(h)
 
 
+class Int8Gate(torch.nn.Module):
+    """quantize -> conv -> hardsigmoid of the quantized result -> dequantize."""
+
+    def __init__(self, use_ops: bool):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+        self.use_ops = use_ops
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.conv(self.quant(x))
+        if self.use_ops:
+            h = torch.ops.hardsigmoid_ops.hardsigmoid(h)
+        else:
+            h = F.hardsigmoid(h)
+        return self.dequant(h)
+
+
+def int8(model, calibration):
+    """The model quantized in eager mode with the x86 engine's default qconfig."""
+    model.eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    torch.ao.quantization.prepare(model, inplace=True)
+    with torch.no_grad():
+        model(calibration)
+    return torch.ao.quantization.convert(model, inplace=True)
+
+
 def main():
     library, outdir = sys.argv[1], pathlib.Path(sys.argv[2])
     torch.ops.load_library(library)
@@ -75,8 +107,16 @@ def main():
         block_aten.load_state_dict(block.state_dict())
         torch.jit.save(torch.jit.script(block), outdir / "block_scripted.pt")
         torch.jit.save(torch.jit.script(block_aten), outdir / "block_aten.pt")
+        # The quantization API's deprecation and observer warnings are torch's, not the models'.
+        warnings.filterwarnings("ignore", category=UserWarning)
+        int8_ours, int8_aten = Int8Gate(use_ops=True), Int8Gate(use_ops=False)
+        int8_aten.load_state_dict(int8_ours.state_dict())
+        calibration = torch.randn(8, 3, 16, 16) * 2
+        torch.backends.quantized.engine = "x86"
+        torch.jit.save(torch.jit.script(int8(int8_ours, calibration)), outdir / "int8_scripted.pt")
+        torch.jit.save(torch.jit.script(int8(int8_aten, calibration)), outdir / "int8_aten.pt")
     print(f"saved gate_scripted.pt, gate_traced.pt, gate_aten.pt, block_scripted.pt, "
-          f"block_aten.pt in {outdir}")
+          f"block_aten.pt, int8_scripted.pt, int8_aten.pt in {outdir}")
 
 
 if __name__ == "__main__":
