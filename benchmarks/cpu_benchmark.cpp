@@ -1,7 +1,8 @@
 // CPU throughput of hardsigmoid_ops against aten's hardsigmoid in one binary, with std::memcpy
 // of the same bytes as the bandwidth ceiling: float32, bfloat16, float16, float64; 2^10 to 2^26
 // elements; 1 and 2 threads; contiguous and step-2 inputs; the functional, in-place, out and
-// backward ops (cpu_benchmark_cases.h names the cases).
+// backward ops. Then per-tensor quantized quint8, qint8, qint32: 2^14 to 2^24 elements, 1 and 2
+// threads, contiguous, the functional and in-place ops (cpu_benchmark_cases.h names the cases).
 //
 // One benchmark per case times ours and aten's in turns (time_in_turns below) and reports, per
 // repetition, counters ours_bytes_per_s, aten_bytes_per_s and ours_over_aten (aten's time over
@@ -9,8 +10,9 @@
 // repetition pairs the two under the same state of the machine: the ratio then varies far less
 // between repetitions than either time does on a shared virtual machine.
 //
-// Before its first timing, each case compares ours with aten bit for bit; a difference (or an
-// error thrown by either) fails the benchmark, and the program then exits with status 1.
+// Before its first timing, each case compares ours with aten bit for bit (a quantized result:
+// its codes, scale and zero point); a difference (or an error thrown by either) fails the
+// benchmark, and the program then exits with status 1.
 //
 //   cpu_benchmark --benchmark_repetitions=11 --benchmark_display_aggregates_only=true
 //     --benchmark_filter='^float32/forward/' --benchmark_out=cpu.json --benchmark_out_format=json
@@ -41,8 +43,12 @@ namespace {
 // and the CTest smoke run must fail.
 bool any_failure = false;
 
-// The tensor's bits as integers, so that comparing them compares NaNs and signed zeros too.
+// The tensor's bits as integers, so that comparing them compares NaNs and signed zeros too; a
+// quantized tensor's are its codes.
 at::Tensor bits(const at::Tensor& t) {
+  if (t.is_quantized()) {
+    return t.int_repr();
+  }
   switch (c10::elementSize(t.scalar_type())) {
     case 2:
       return t.view(at::kShort);
@@ -58,6 +64,11 @@ std::string compare_bits(const at::Tensor& ours, const at::Tensor& reference) {
   if (ours.sizes() != reference.sizes() || ours.scalar_type() != reference.scalar_type()) {
     return "shape or dtype differs from aten's";
   }
+  // Equal codes mean other values under another scale or zero point.
+  if (ours.is_quantized() &&
+      (ours.q_scale() != reference.q_scale() || ours.q_zero_point() != reference.q_zero_point())) {
+    return "scale or zero point differs from aten's";
+  }
   if (at::equal(bits(ours), bits(reference))) {
     return "";
   }
@@ -72,6 +83,7 @@ std::string check_against_aten(const Case& c, const Inputs& in) {
     case Variant::kForward:
       return compare_bits(hardsigmoid_ops::hardsigmoid(in.self), at::hardsigmoid(in.self));
     case Variant::kInplace: {
+      // copy_ restores a quantized scratch's scale and zero point too, which the op replaced.
       at::Tensor scratch = in.scratch;
       scratch.copy_(in.self);
       const at::Tensor ours = hardsigmoid_ops::hardsigmoid_(scratch).clone();
@@ -237,7 +249,12 @@ void run_case(benchmark::State& state, const Case& c) {
       break;
     case Variant::kInplace:
       // Each call rewrites the previous result, in [0, 1] after the first: the loops of both
-      // implementations are branch-free, so their speed does not depend on the values.
+      // implementations are branch-free, so their speed does not depend on the values. A
+      // quantized scratch has the output's scale and zero point after the first call, for ours
+      // and aten's alike. qint32 is the exception to the speed: its output scale, 2^-32, caps
+      // the output at 0.5, so after the second call every code is the largest, and aten's
+      // qint32 arithmetic (which ours shares) runs some four times faster on such codes than on
+      // varied ones: its in-place throughput is that of a constant input.
       time_in_turns(
           state, c, [&] { hardsigmoid_ops::hardsigmoid_(scratch); },
           [&] { at::hardsigmoid_(scratch); });

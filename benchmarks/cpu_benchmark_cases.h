@@ -5,7 +5,8 @@
 // Names read dtype/variant/layout/at_threads:T/log2n:K, e.g.
 //   float32/out/contiguous/at_threads:2/log2n:20
 // (Google Benchmark appends /manual_time), so that a filter can pick any slice: '^bfloat16/',
-// '/(forward|copy)/', '/strided/', 'at_threads:1/', 'log2n:1[02]/' (2^10 and 2^12).
+// '/(forward|copy)/', '/strided/', 'at_threads:1/', 'log2n:1[02]/' (2^10 and 2^12),
+// '^(quint8|qint8|qint32)/' (the quantized dtypes).
 #pragma once
 
 #include <c10/core/ScalarType.h>
@@ -43,6 +44,12 @@ inline std::string dtype_name(at::ScalarType dtype) {
       return "float16";
     case at::kBFloat16:
       return "bfloat16";
+    case at::kQUInt8:
+      return "quint8";
+    case at::kQInt8:
+      return "qint8";
+    case at::kQInt32:
+      return "qint32";
     default:
       return c10::toString(dtype);
   }
@@ -88,14 +95,16 @@ inline std::string label(const Case& c) {
 
 // Bytes read and written per call, counting elements the op touches (a step-2 slice moves the
 // same count as a contiguous tensor, though it spans twice the memory): the forward variants and
-// the copy read one tensor and write one, the backward reads two.
+// the copy read one tensor and write one, the backward reads two. A quantized element is its
+// code: 1 byte, 4 for qint32.
 inline int64_t bytes_moved(const Case& c) {
   const int64_t tensors = c.variant == Variant::kBackward ? 3 : 2;
   return tensors * c.numel() * static_cast<int64_t>(c10::elementSize(c.dtype));
 }
 
 // Every case, in the order they run: the cases sharing one set of inputs (dtype, layout, size)
-// run together.
+// run together. The quantized cases come after the floating ones, so that those keep the names
+// and order they had before.
 inline std::vector<Case> all_cases() {
   const at::ScalarType dtypes[] = {at::kFloat, at::kBFloat16, at::kHalf, at::kDouble};
   const Variant variants[] = {Variant::kForward, Variant::kInplace, Variant::kOut,
@@ -103,7 +112,7 @@ inline std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (at::ScalarType dtype : dtypes) {
     for (Layout layout : {Layout::kContiguous, Layout::kStrided}) {
-      // Powers of 4 from 1 K to 64 M elements, from L1 to main memory (640 benchmarks).
+      // Powers of 4 from 1 K to 64 M elements, from L1 to main memory (648 benchmarks).
       for (int log2n = 10; log2n <= 26; log2n += 2) {
         for (int threads : {1, 2}) {
           for (Variant variant : variants) {
@@ -112,6 +121,20 @@ inline std::vector<Case> all_cases() {
           if (layout == Layout::kContiguous) {
             cases.push_back({dtype, Variant::kCopy, layout, threads, log2n});
           }
+        }
+      }
+    }
+  }
+  // Quantized: the functional and in-place ops on contiguous tensors, the two that quantized
+  // modules call; no out, and no backward (aten's takes no quantized tensor).
+  const at::ScalarType quantized_dtypes[] = {at::kQUInt8, at::kQInt8, at::kQInt32};
+  for (at::ScalarType dtype : quantized_dtypes) {
+    // Powers of 4 from 16 K elements, where the target asks ours to match aten, to 16 M, past
+    // the caches (108 benchmarks).
+    for (int log2n = 14; log2n <= 24; log2n += 2) {
+      for (int threads : {1, 2}) {
+        for (Variant variant : {Variant::kForward, Variant::kInplace, Variant::kCopy}) {
+          cases.push_back({dtype, variant, Layout::kContiguous, threads, log2n});
         }
       }
     }

@@ -14,19 +14,57 @@ namespace hardsigmoid_ops::bench {
 
 struct Inputs {
   at::Tensor self;     // uniform in [-4, 4]: both clamps and the linear part
-  at::Tensor grad;     // the backward's grad_output, as self
-  at::Tensor out;      // the out variant's destination, self's layout
+  at::Tensor grad;     // the backward's grad_output, as self; undefined for a quantized dtype
+  at::Tensor out;      // the out variant's and the copy's destination, self's layout
   at::Tensor scratch;  // the in-place variant's tensor, self's layout
 };
 
 namespace detail {
+
+struct InputQuantization {
+  double scale;
+  int64_t zero_point;
+};
+
+// The codes of a quantized input span [-4, 4], so that it reaches both clamps (at -3 and 3) and
+// the linear part between. The 8-bit types spread their 256 codes over it (to -4.02 and 3.98);
+// qint32 takes steps of 1e-6, close to a float input's fineness, and its codes (below 2^24)
+// convert to float exactly.
+inline InputQuantization input_quantization(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kQUInt8:
+      return {8.0 / 255, 128};
+    case at::kQInt8:
+      return {8.0 / 255, 0};
+    default:
+      return {1e-6, 0};
+  }
+}
 
 // A tensor of n elements in the layout: contiguous, or every other element of a buffer of 2n.
 inline at::Tensor in_layout(at::Tensor buffer, Layout layout) {
   return layout == Layout::kContiguous ? buffer : buffer.slice(0, 0, buffer.numel(), 2);
 }
 
+// Quantized from float values: uniform in [-4, 4] for self, zeros for the destinations (every
+// code written, so that their pages are mapped before any timing).
+inline Inputs make_quantized_inputs(at::ScalarType dtype, Layout layout, int64_t numel) {
+  const int64_t span = layout == Layout::kContiguous ? numel : 2 * numel;
+  const InputQuantization q = input_quantization(dtype);
+  auto quantized = [&](const at::Tensor& values) {
+    return in_layout(at::quantize_per_tensor(values, q.scale, q.zero_point, dtype), layout);
+  };
+  Inputs inputs;  // grad left undefined
+  inputs.self = quantized(at::empty({span}).uniform_(-4, 4));
+  inputs.out = quantized(at::zeros({span}));
+  inputs.scratch = quantized(at::zeros({span}));
+  return inputs;
+}
+
 inline Inputs make_inputs(at::ScalarType dtype, Layout layout, int64_t numel) {
+  if (at::isQIntType(dtype)) {
+    return make_quantized_inputs(dtype, layout, numel);
+  }
   const int64_t span = layout == Layout::kContiguous ? numel : 2 * numel;
   const auto options = at::TensorOptions().dtype(dtype);
   // Destinations are written once here so that their pages are mapped before any timing.

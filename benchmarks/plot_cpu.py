@@ -4,9 +4,10 @@ CSV: one row per case (dtype, variant, layout, threads, elements) with the media
 of ours, aten and memcpy (memcpy's contiguous copy of the same element count and dtype, the
 bandwidth ceiling), the median over repetitions of ours/aten (each repetition's ratio is of ours
 and aten's timed in turns) with its quartiles, and ours/memcpy. PNG: throughput against size, one
-panel per dtype, thread count and layout; a line per variant for ours (solid) and aten (dashed),
-memcpy dotted. Summary (markdown, on standard output): ours/aten per dtype, layout and thread
-count, and the cases below their target.
+panel per dtype, thread count and layout that has cases (the quantized dtypes: contiguous only);
+a line per variant for ours (solid) and aten (dashed), memcpy dotted. Summary (markdown, on
+standard output): ours/aten, ours/memcpy and aten/memcpy per dtype, layout and thread count, and
+the cases below their target.
 """
 
 import argparse
@@ -21,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-DTYPES = ["float32", "bfloat16", "float16", "float64"]
+DTYPES = ["float32", "bfloat16", "float16", "float64", "quint8", "qint8", "qint32"]
 VARIANTS = ["forward", "inplace", "out", "backward"]
 COUNTERS = ["ours_bytes_per_s", "aten_bytes_per_s", "ours_over_aten", "memcpy_bytes_per_s"]
 COLUMNS = ["dtype", "variant", "layout", "threads", "elements", "ours_bytes_per_s",
@@ -93,6 +94,7 @@ def case_rows(samples):
     for r in rows:
         r["memcpy_bytes_per_s"] = memcpy.get((r["dtype"], r["threads"], r["elements"]))
         r["ours_over_memcpy"] = ratio(r["ours_bytes_per_s"], r["memcpy_bytes_per_s"])
+        r["aten_over_memcpy"] = ratio(r["aten_bytes_per_s"], r["memcpy_bytes_per_s"])
 
     def order(r):
         return (DTYPES.index(r["dtype"]) if r["dtype"] in DTYPES else len(DTYPES),
@@ -103,16 +105,24 @@ def case_rows(samples):
     return sorted(rows, key=order), memcpy
 
 
+def median_or_blank(values):
+    """The median of the values that are known (a ratio to a memcpy that did not run is None)."""
+    known = [v for v in values if v is not None]
+    return f"{statistics.median(known):.3f}" if known else ""
+
+
 def summary(rows):
     """Markdown: per dtype, layout and thread count, the median, lowest and highest ours/aten of
-    its cases, how many have a median below target, and how many have even their upper quartile
-    below it (ours behind in at least three quarters of the repetitions); then those cases."""
+    its cases, the median ours/memcpy and aten/memcpy, how many have a median below target, and
+    how many have even their upper quartile below it (ours behind in at least three quarters of
+    the repetitions); then those cases."""
     groups = defaultdict(list)
     for r in rows:
         groups[(r["dtype"], r["layout"], r["threads"])].append(r)
     lines = ["| dtype | layout | threads | cases | median ours/aten | lowest | highest "
+             "| median ours/memcpy | median aten/memcpy "
              "| median below target | upper quartile below target |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     clearly_below = []
     for (dtype, layout, threads), group in groups.items():
         ratios = [r["ours_over_aten"] for r in group]
@@ -121,7 +131,10 @@ def summary(rows):
         clearly_below += clear
         lines.append(f"| {dtype} | {layout} | {threads} | {len(group)} "
                      f"| {statistics.median(ratios):.3f} | {min(ratios):.3f} "
-                     f"| {max(ratios):.3f} | {len(below)} | {len(clear)} |")
+                     f"| {max(ratios):.3f} "
+                     f"| {median_or_blank([r['ours_over_memcpy'] for r in group])} "
+                     f"| {median_or_blank([r['aten_over_memcpy'] for r in group])} "
+                     f"| {len(below)} | {len(clear)} |")
     below_all = [r for r in rows if r["ours_over_aten"] < target(r)]
     lines.append("")
     lines.append(f"{len(below_all)} of {len(rows)} cases have a median below target; "
@@ -161,6 +174,11 @@ def plot(rows, memcpy, path):
     for i, dtype in enumerate(dtypes):
         for j, (threads, layout) in enumerate(panels):
             ax = axes[i][j]
+            # The quantized dtypes have no strided cases: no empty panel with only memcpy's line.
+            if not any((r["dtype"], r["threads"], r["layout"]) == (dtype, threads, layout)
+                       for r in rows):
+                ax.set_visible(False)
+                continue
             for variant in VARIANTS:
                 sel = [r for r in rows if (r["dtype"], r["threads"], r["layout"], r["variant"]) ==
                        (dtype, threads, layout, variant)]

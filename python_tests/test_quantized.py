@@ -429,3 +429,24 @@ def test_torchscript(gen):
     traced = torch.jit.trace(_Gate(), (x.clone(),))
     for model in (scripted, traced):
         assert torch.equal(model(x.clone()), expected)
+
+
+def test_package_functions_and_module(gen):
+    """hardsigmoid_ops.hardsigmoid and nn.Hardsigmoid, out of place and in place."""
+    import hardsigmoid_ops
+
+    x = _quantized(torch.quint8, (6, 9), 0.05, 3, gen)
+    expected = F.hardsigmoid(x)
+    calls = [lambda t: hardsigmoid_ops.hardsigmoid(t),
+             lambda t: hardsigmoid_ops.hardsigmoid(t, inplace=True),
+             lambda t: hardsigmoid_ops.nn.Hardsigmoid()(t),
+             lambda t: hardsigmoid_ops.nn.Hardsigmoid(inplace=True)(t)]
+    for call in calls:
+        assert_same_quantized(call(x.clone()), expected)
+
+
+@pytest.mark.parametrize("in_dims", [0, 1])
+def test_vmap_as_atens(in_dims, gen):
+    x = _quantized(torch.qint8, (4, 6, 5), _random_scale(gen), 7, gen)
+    ours = torch.vmap(OPS.hardsigmoid, in_dims=in_dims)(x)
+    assert_same_quantized(ours, torch.vmap(F.hardsigmoid, in_dims=in_dims)(x))
