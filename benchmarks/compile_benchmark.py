@@ -206,7 +206,7 @@ def main():
         # may differ in time and, through reduction order, in bits: aten over aten_again is the
         # spread any ratio here carries.
         # On CPU the order of compiling matters: a graph compiled later in a case ran up to 12 %
-        # faster than the same code compiled earlier (NOTES.md); --aten-first reverses it.
+        # faster than the same code compiled earlier (docs/performance.md); --aten-first reverses it.
         variants = [("fused", True, ours), ("opaque", False, ours),
                     ("aten", True, aten), ("aten_again", True, aten)]
         if args.aten_first:

@@ -39,7 +39,7 @@ def _no_compiler_probe_per_process():
     """Inductor checks, in each process where it first compiles for the CPU, that the compiler
     builds every instruction set the processor reports, by loading a program built for each into
     a new Python process that imports torch: tens of seconds in every worker and in every process a
-    test starts (the README's examples, the pip-installed package, the environment switch).
+    test starts (the docs' examples, the pip-installed package, the environment switch).
     TORCHINDUCTOR_VEC_ISA_OK=1, inductor's own setting, takes the processor's report for the base
     sets instead (the same sets are chosen; a compiler that could not build one would fail the
     first compilation, loudly). Set here, it reaches the processes the tests start; a value in the
@@ -73,7 +73,8 @@ def pytest_configure(config):
 # tests from the end of another's share: the run ends on short tests, not on one worker finishing
 # a long one alone. (Its default, load, would hand them all to the first worker in one batch.)
 LONG_MODULES = ("test_pip_install.py", "test_models.py", "test_valid_edge_cases.py",
-                "test_readme_examples.py", "test_dtensor.py", "test_compile_fusion.py")
+                "test_docs_examples.py", "test_dtensor.py", "test_compile_fusion.py",
+                "test_quantized_models.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -336,9 +336,9 @@ def test_example_picks_a_backend_for_its_device(monkeypatch, gpus, expected):
 # "visible" runs with the machine's GPUs; "none" hides them, so the CPU path runs on a GPU
 # machine too.
 @pytest.mark.parametrize("gpus", ["visible", "none"])
-def test_readme_example_under_torchrun(gpus):
-    """distributed_examples/dtensor_example.py, README's DTensor example, as README runs it: two
-    ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the CPU)."""
+def test_docs_example_under_torchrun(gpus):
+    """distributed_examples/dtensor_example.py, docs/distributed.md's example, as the guide runs
+    it: two ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the CPU)."""
     import subprocess
     import sys
 

@@ -127,13 +127,14 @@ if [[ "$PART" == ceiling || "$PART" == all ]]; then
     dram__cycles_active_read.avg.pct_of_peak_sustained_elapsed
     dram__cycles_active_write.avg.pct_of_peak_sustained_elapsed
   )
+  # The study's program (benchmarks/studies/cuda_ceiling.cu) is built beside the benchmarks'.
   ceiling() {
     local exe="$BUILD_DIR/benchmarks/cuda_ceiling"
     "$exe" --csv "$OUTDIR/ceiling.csv" &&
       ncu --profile-from-start off --nvtx --clock-control none --csv --page raw \
         --metrics "$(IFS=,; echo "${metrics[*]}")" --log-file "$OUTDIR/ceiling_ncu.csv" \
         "$exe" --once &&
-      "$TORCH_PYTHON" "$ROOT/benchmarks/plot_ceiling.py" "$OUTDIR/ceiling.csv" \
+      "$TORCH_PYTHON" "$ROOT/benchmarks/studies/plot_ceiling.py" "$OUTDIR/ceiling.csv" \
         "$OUTDIR/ceiling_ncu.csv" "$OUTDIR/ceiling.png"
   }
   TAIL_LINES=60 step ceiling ceiling

@@ -21,8 +21,8 @@ rm -rf "$TORCHINDUCTOR_CACHE_DIR"
 phase "format check"
 bash "$ROOT/scripts/check_format.sh"
 phase "build"
-# Not the studies (benchmarks/NOTES.md): no test runs them; scripts/gpu_check.sh builds them where
-# they are measured.
+# Not the studies (benchmarks/studies/, docs/performance.md): no test runs them;
+# scripts/gpu_check.sh builds them where they are measured.
 bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 
 # The cases in one process: CTest would start one per case (its way for a developer running

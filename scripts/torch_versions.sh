@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and tests the library against each torch release it supports (README, "Supported torch
-# releases"). Per release: a virtual environment of its own, the build (the CUDA sources compiled
+# Builds and tests the library against each torch release it supports (docs/torch_releases.md).
+# Per release: a virtual environment of its own, the build (the CUDA sources compiled
 # too where nvcc is found), the GoogleTest cases in one process, the other CTest entries, pytest
 # (CUDA cases skip without a GPU), and the package's refusal of a library built against another
 # release. Then a table, release by suite, of passed / failed / skipped with the skip reasons, and

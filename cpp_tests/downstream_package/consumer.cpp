@@ -1,6 +1,7 @@
 // A consumer of the installed package: the public header under its installed name, the ops
 // through the C++ API, checked against aten bit for bit. Exit status 0 when every check holds.
-// README.md's C++ example is taken from this file (python_tests/test_readme_examples.py checks).
+// README.md's and docs/cpp.md's C++ examples are taken from this file (test_docs_examples.py
+// checks).
 #include <ATen/ATen.h>
 #include <hardsigmoid_ops/hardsigmoid.h>
 

@@ -12,7 +12,7 @@ namespace {
 
 // Ranges below this are left to fault as before. A mincore call costs 0.6 - 0.7 us here, which
 // would be about 3 % of a 256 KiB float32 range in the caches;
-// from 4 MiB it is under 0.5 %, and the measured gains (benchmarks/NOTES.md) are for 8 MiB and
+// from 4 MiB it is under 0.5 %, and the measured gains (docs/performance.md) are for 8 MiB and
 // more.
 constexpr size_t kMinBytes = size_t{4} << 20;
 

@@ -25,10 +25,10 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// Elements per task below aten's grain. Measured (benchmarks/grain_size.cpp, 2 threads, float32
-// and bfloat16, 2^12 - 2^22 elements; benchmarks/NOTES.md): 8192 splits 2^14 elements in two
-// and runs them 1.22 / 1.30 times as fast as aten's GRAIN_SIZE (32768), which leaves them on one
-// thread; at 2^12 a split costs more than it gains (2048: 0.54), and from 2^16 up the grains
+// Elements per task below aten's grain. Measured (benchmarks/studies/grain_size.cpp, 2 threads,
+// float32 and bfloat16, 2^12 - 2^22 elements; docs/performance.md): 8192 splits 2^14 elements in
+// two and runs them 1.22 / 1.30 times as fast as aten's GRAIN_SIZE (32768), which leaves them on
+// one thread; at 2^12 a split costs more than it gains (2048: 0.54), and from 2^16 up the grains
 // from 2048 to 32768 are within 3 % of each other.
 constexpr int64_t kGrainSize = 8192;
 

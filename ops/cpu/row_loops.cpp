@@ -11,7 +11,7 @@
 //   last elements, fewer than an iteration, through the scalar formula.
 // - any other strides: aten's scalar loop, the scalar formula element by element (std::max's NaN
 //   rule, c10's scalar half / bfloat16 conversions). Here on vectors of lanes gathered one at a
-//   time, with the same NaN rule and c10's results, which runs faster (benchmarks/NOTES.md).
+//   time, with the same NaN rule and c10's results, which runs faster (docs/performance.md).
 // Where a measurement showed Vectorized's own way slower, a named function does it another way
 // with the same bits: with_atens_vector_nan, narrow_as_scalar_loop, load_as_floats /
 // store_from_floats (float16 under AVX512), FourFloats (strided float32 rows), and forward_math,
@@ -74,7 +74,7 @@ struct VectorOps {
 // first operand's NaN. With VectorOps' clamp, a NaN input ends as its own NaN; here it becomes
 // the all-ones one where aten's does: the same bits for every input at two instructions a
 // vector, where maximum and minimum take six (1.15 - 1.35 times the throughput on the 16-bit types,
-// benchmarks/NOTES.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
+// docs/performance.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
 // For bfloat16 results there is nothing to add: Vectorized's x86 bfloat16 rounding turns every
 // NaN into aten's 0xFFFF by itself.
 template <typename scalar_t, typename V>
@@ -135,7 +135,7 @@ C10_ALWAYS_INLINE void store_from_floats(scalar_t* p, const Vectorized<float>& l
 #if defined(CPU_CAPABILITY_AVX512)
 // Contiguous float16 under AVX512 converted from and to two 256-bit halves directly: Vectorized's
 // 512-bit load, split and merge add shuffles that ran float16 rows at 0.83 - 0.95 of this
-// (benchmarks/NOTES.md). The same F16C-style rounding, so the same bits.
+// (docs/performance.md). The same F16C-style rounding, so the same bits.
 template <>
 C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const c10::Half* p,
                                                                                  int64_t stride,
@@ -247,7 +247,7 @@ Vectorized<scalar_t> narrow_as_scalar_loop(const Vectorized<float>& low,
 #if defined(CPU_CAPABILITY_AVX2)
 // Strided float rows in four SSE lanes, the one hand-written lane type: in Vectorized's eight
 // lanes, step-2 float32 rows ran at 0.96 - 1.00 of aten forward and 0.75 - 0.88 backward (one
-// thread, 2^12 - 2^20 elements), in four at 0.95 - 1.00 and 1.00 (benchmarks/NOTES.md). The
+// thread, 2^12 - 2^20 elements), in four at 0.95 - 1.00 and 1.00 (docs/performance.md). The
 // formulas are math::'s, on these operations.
 struct FourFloats {
   using value_type = float;
@@ -365,7 +365,7 @@ void forward_row(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t o
     }
   } else {
 #if defined(CPU_CAPABILITY_AVX512)
-    // Strided rows gather one lane at a time: 16 lanes ran at 0.6 - 0.9 of 8 (benchmarks/NOTES.md),
+    // Strided rows gather one lane at a time: 16 lanes ran at 0.6 - 0.9 of 8 (docs/performance.md),
     // and aten's own strided rows under AVX512 are its AVX2 kernel's.
     return AVX2::row_loop_table().get<scalar_t>().forward(in, in_stride, out, out_stride, n);
 #else

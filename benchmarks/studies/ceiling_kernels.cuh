@@ -1,6 +1,6 @@
-// The copy mechanisms benchmarks/cuda_ceiling.cu times: kernels that read every byte of a buffer
-// once and write it once (or only read, or only write), over 16-byte vectors, each with one way
-// of reaching memory. They move bytes and compute nothing, so that what they reach is what the
+// The copy mechanisms benchmarks/studies/cuda_ceiling.cu times: kernels that read every byte of a
+// buffer once and write it once (or only read, or only write), over 16-byte vectors, each with one
+// way of reaching memory. They move bytes and compute nothing, so that what they reach is what the
 // memory system gives a stream of hardsigmoid's shape. sm_90 only (the bulk copies and the cache
 // hints are Hopper PTX); the sizes they take are multiples of their tile.
 #pragma once

@@ -1,7 +1,7 @@
 // The H200's ceiling for a stream that reads N bytes once and writes N bytes once, hardsigmoid's
-// shape: every copy mechanism of benchmarks/ceiling_kernels.cuh, the driver's and PyTorch's
+// shape: every copy mechanism of benchmarks/studies/ceiling_kernels.cuh, the driver's and PyTorch's
 // copies, pure reads and pure writes for reference, and the library's hardsigmoid and aten's
-// beside them, timed in one run (benchmarks/NOTES.md, "The ceiling of a read-once write-once
+// beside them, timed in one run (docs/performance.md, "The ceiling of a read-once write-once
 // stream").
 //
 //   cuda_ceiling [--csv PATH] [--repeats R] [--headline-only] [--once]
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/ceiling_kernels.cuh"
+#include "benchmarks/studies/ceiling_kernels.cuh"
 #include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
 

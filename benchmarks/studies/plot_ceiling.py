@@ -1,4 +1,4 @@
-"""Plots benchmarks/cuda_ceiling.cu's CSV: GB/s by mechanism and size (a heatmap), and the
+"""Plots benchmarks/studies/cuda_ceiling.cu's CSV: GB/s by mechanism and size (a heatmap), and the
 headline size's GB/s per mechanism with its spread and ncu's DRAM throughput (percent of peak).
 
     python plot_ceiling.py ceiling.csv ceiling_ncu.csv ceiling.png
