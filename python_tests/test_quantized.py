@@ -84,14 +84,19 @@ def _quantized(dtype, shape, scale, zero_point, gen):
     return torch._make_per_tensor_quantized_tensor(codes, scale, zero_point)
 
 
-# Layouts: name -> the tensor the op gets, from a contiguous quantized tensor of LAYOUT_SHAPE.
+# Layouts: name -> the tensor the op gets, from a contiguous quantized tensor of a LAYOUT_SHAPES
+# shape: one below 2^14 elements (aten's arithmetic, element for element) and one above, where an
+# 8-bit input takes the byte table when aten's two formulas agree on its 256 codes (every view
+# of it above 2^14 too).
 LAYOUT_SHAPE = (3, 5, 16, 25)
+LAYOUT_SHAPES = [LAYOUT_SHAPE, (3, 5, 64, 50)]
+layout_shapes = pytest.mark.parametrize("shape", LAYOUT_SHAPES, ids=["small", "large"])
 LAYOUTS = {
     "contiguous": lambda q: q,
     "channels_last": lambda q: q.contiguous(memory_format=torch.channels_last),
     "transposed": lambda q: q.transpose(1, 3),
     "sliced": lambda q: q[:, 1:, ::2, 3:],
-    "expanded": lambda q: q[:, :1].expand(3, 5, 16, 25),
+    "expanded": lambda q: q[:, :1].expand(q.shape),
 }
 # Sizes that take aten's vector loop, its scalar tails, and (above aten's grain, 32768) a split
 # between threads whose chunks end off a vector boundary.
@@ -165,20 +170,22 @@ def test_flat_matches_aten(engine, threads, dtype, numel, form, gen):
     assert_same_quantized(ours(x), _aten(atens, x))
 
 
+@layout_shapes
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
-def test_layouts_match_aten(engine, threads, dtype, layout, gen):
-    x = LAYOUTS[layout](_quantized(dtype, LAYOUT_SHAPE, _random_scale(gen),
+def test_layouts_match_aten(engine, threads, dtype, layout, shape, gen):
+    x = LAYOUTS[layout](_quantized(dtype, shape, _random_scale(gen),
                                    _random_zero_point(dtype, gen), gen))
     assert_same_quantized(OPS.hardsigmoid(x), _aten(F.hardsigmoid, x))
 
 
+@layout_shapes
 @pytest.mark.parametrize("layout", ["contiguous", "channels_last", "transposed", "sliced"])
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
-def test_inplace_on_views_matches_aten(engine, dtype, layout, gen):
+def test_inplace_on_views_matches_aten(engine, dtype, layout, shape, gen):
     """In place on a view: the view's codes and parameters as aten's, and the base's other codes
     untouched (the base keeps its own parameters, as with aten's op)."""
-    base = _quantized(dtype, LAYOUT_SHAPE, _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    base = _quantized(dtype, shape, _random_scale(gen), _random_zero_point(dtype, gen), gen)
     if layout == "channels_last":
         base = LAYOUTS[layout](base)
     results = []
@@ -205,15 +212,16 @@ def test_inplace_on_expanded_is_refused_as_atens():
     assert_unchanged(before, x.int_repr())
 
 
+@pytest.mark.parametrize("numel", [1000, 20000])
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
-def test_edge_scales_and_zero_points(engine, dtype, gen):
+def test_edge_scales_and_zero_points(engine, dtype, numel, gen):
     info = torch.iinfo(CODES[dtype])
     # QInt32's scalar formula subtracts the zero point in int32: zero points far from 0 would
     # overflow it for the codes far from them, in aten as here.
     zero_points = [info.min, 0, info.max] if dtype != torch.qint32 else [-2 ** 20, 0, 2 ** 20]
     for scale in EDGE_SCALES:
         for zero_point in zero_points:
-            x = _quantized(dtype, (1000,), scale, zero_point, gen)
+            x = _quantized(dtype, (numel,), scale, zero_point, gen)
             for form, (ours, atens) in FORMS.items():
                 assert_same_quantized(ours(x), _aten(atens, x)), (form, scale, zero_point)
 
@@ -238,18 +246,19 @@ def test_aten_engines_agree(dtype, gen):
             assert_same_quantized(other, results[0])
 
 
+@layout_shapes
 @pytest.mark.parametrize("out_layout", ["contiguous", "channels_last", "transposed"])
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
-def test_out_matches_aten(engine, dtype, out_layout, gen):
+def test_out_matches_aten(engine, dtype, out_layout, shape, gen):
     """out takes the result's codes and parameters and keeps its own strides, as aten's."""
-    x = _quantized(dtype, LAYOUT_SHAPE, _random_scale(gen), _random_zero_point(dtype, gen), gen)
+    x = _quantized(dtype, shape, _random_scale(gen), _random_zero_point(dtype, gen), gen)
     if out_layout == "transposed":
         x = x.transpose(1, 3)
     results = []
     for call in (lambda x, out: OPS.hardsigmoid_out(x, out),
                  lambda x, out: OPS.hardsigmoid.out(x, out=out),
                  lambda x, out: aten.hardsigmoid.out(x, out=out)):
-        out = _quantized(dtype, LAYOUT_SHAPE, 0.3, _random_zero_point(dtype, gen), gen)
+        out = _quantized(dtype, shape, 0.3, _random_zero_point(dtype, gen), gen)
         out = LAYOUTS[out_layout](out) if out_layout != "transposed" else out.transpose(1, 3)
         strides = out.stride()
         _aten(lambda x: call(x, out), x)
@@ -260,8 +269,9 @@ def test_out_matches_aten(engine, dtype, out_layout, gen):
 
 
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
-def test_out_is_self(engine, dtype, gen):
-    x = _quantized(dtype, (40, 33), _random_scale(gen), _random_zero_point(dtype, gen), gen)
+@pytest.mark.parametrize("shape", [(40, 33), (400, 330)], ids=["small", "large"])
+def test_out_is_self(engine, dtype, shape, gen):
+    x = _quantized(dtype, shape, _random_scale(gen), _random_zero_point(dtype, gen), gen)
     ours, atens = x.clone(), x.clone()
     OPS.hardsigmoid_out(ours, ours)
     _aten(lambda t: aten.hardsigmoid.out(t, out=t), atens)

@@ -1,16 +1,13 @@
 #include "ops/cpu/hardsigmoid_quantized.h"
 
 #include <ATen/Context.h>
-#include <ATen/Parallel.h>
-#include <ATen/native/TensorIterator.h>
-#include <ATen/native/quantized/AffineQuantizerBase.h>
 #include <ATen/ops/_empty_affine_quantized.h>
 #include <ATen/quantized/Quantizer.h>
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 
+#include "ops/cpu/byte_table.h"
 #include "ops/cpu/quantized_loops.h"
 #include "ops/cpu/row_loops.h"
 #include "ops/hardsigmoid_checks.h"
@@ -18,12 +15,24 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
+// Elements from which a table is worth building when aten's formulas are computed (two 256-entry
+// tables, about a microsecond, against the arithmetic on every element). See forward().
+constexpr int64_t kTableFromElements = 1 << 14;
+
 // aten's quantized kernels are registered for DEFAULT and AVX2; where aten runs AVX512 it runs
 // their AVX2 versions (DispatchStub's fallback), whose vector width decides where the scalar
 // tails fall.
+bool aten_runs_avx2() {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+  return selected_capability() != Capability::kDefault;
+#else
+  return false;
+#endif
+}
+
 void forward_with_aten_arithmetic(const at::Tensor& self, const at::Tensor& out) {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  if (selected_capability() != Capability::kDefault) {
+  if (aten_runs_avx2()) {
     AVX2::quantized_forward(self, out);
     return;
   }
@@ -31,43 +40,41 @@ void forward_with_aten_arithmetic(const at::Tensor& self, const at::Tensor& out)
   DEFAULT::quantized_forward(self, out);
 }
 
-// Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table: the scalar formula
-// for each of the 256 codes, whatever an element's place. The same table here, built with aten's
-// scalar helpers. (aten's QNNPACK path also refuses 0-dim input and divides by zero on empty
-// input; this table takes both.)
-void forward_with_qnnpack_table(const at::Tensor& self, const at::Tensor& out) {
-  const double scale = self.q_scale();
-  const int64_t zero_point = self.q_zero_point();
-  const OutputQuantization output = output_quantization(at::kQUInt8);
-  const float output_scale = static_cast<float>(output.scale);
-  const int64_t output_zero_point = output.zero_point;
-  std::array<uint8_t, 256> table;
-  for (int code = 0; code < 256; ++code) {
-    const float x = at::native::dequantize_val(scale, zero_point, c10::quint8(code));
-    const float y = std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-    table[code] = at::native::quantize_val<c10::quint8>(output_scale, output_zero_point, y).val_;
+std::array<uint8_t, 256> table_of(const at::Tensor& self, Formula formula) {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+  if (aten_runs_avx2()) {
+    return AVX2::quantized_table(self.scalar_type(), self.q_scale(), self.q_zero_point(), formula);
   }
-  at::TensorBase written = out;  // unary_op takes a mutable reference
-  at::TensorIterator iter = at::TensorIterator::unary_op(written, self);
-  iter.for_each(
-      [&table](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-        for (int64_t r = 0; r < size1; ++r) {
-          uint8_t* to = reinterpret_cast<uint8_t*>(data[0] + r * strides[2]);
-          const uint8_t* from = reinterpret_cast<const uint8_t*>(data[1] + r * strides[3]);
-          for (int64_t i = 0; i < size0; ++i) to[i * strides[0]] = table[from[i * strides[1]]];
-        }
-      },
-      at::internal::GRAIN_SIZE);
+#endif
+  return DEFAULT::quantized_table(self.scalar_type(), self.q_scale(), self.q_zero_point(), formula);
 }
 
 // out = hardsigmoid(self), quantized with output_quantization's parameters; out may be self.
+//
+// An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
+// element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table,
+// which is the scalar formula's (aten's QNNPACK path also refuses 0-dim input and divides by zero
+// on empty input; the table takes both). Under the other engines aten applies the vector formula
+// to some elements and the scalar one to others (quantized_loops.cpp): where the two agree on all
+// 256 codes of this input's scale and zero point, which both tables show, every element's result
+// is the table's, and a byte lookup gives aten's bits at a fraction of the arithmetic's cost.
+// Where they differ on any code (none was found for the 8-bit types, but it is not excluded),
+// aten's arithmetic runs element for element. QInt32 always takes the arithmetic.
 void forward(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) return;
-  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && self.scalar_type() == at::kQUInt8) {
-    forward_with_qnnpack_table(self, out);
-  } else {
-    forward_with_aten_arithmetic(self, out);
+  const at::ScalarType dtype = self.scalar_type();
+  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8) {
+    apply_byte_table(table_of(self, Formula::kScalar), self, out);
+    return;
   }
+  if (dtype != at::kQInt32 && byte_table_is_vectorized() && self.numel() >= kTableFromElements) {
+    const std::array<uint8_t, 256> scalar = table_of(self, Formula::kScalar);
+    if (scalar == table_of(self, Formula::kVector)) {
+      apply_byte_table(scalar, self, out);
+      return;
+    }
+  }
+  forward_with_aten_arithmetic(self, out);
 }
 
 void set_output_quantization(const at::Tensor& t) {

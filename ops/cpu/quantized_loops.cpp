@@ -20,45 +20,85 @@
 #include <ATen/native/quantized/AffineQuantizerBase.h>
 
 #include <algorithm>
+#include <array>
 
 #include "ops/cpu/quantized_loops.h"
 
 namespace hardsigmoid_ops::cpu::CPU_CAPABILITY {
 namespace {
 
+// aten's two formulas for one input quantization, into the output's fixed parameters (whatever
+// out's quantizer says: in place, out is self and still carries self's).
+template <typename scalar_t>
+struct Formulas {
+  using QVec = at::vec::Vectorized<scalar_t>;
+  using FVec = at::vec::Vectorized<float>;
+
+  float scale;
+  int64_t zero_point;
+  float output_scale;
+  int64_t output_zero_point;
+  float inv_output_scale;  // 256 or 2^32: exact, as is every product with it
+  FVec scale_vec, zero_point_vec, scale_neg_zero_point;
+
+  Formulas(double input_scale, int64_t input_zero_point)
+      : scale(static_cast<float>(input_scale)),
+        zero_point(input_zero_point),
+        output_scale(static_cast<float>(
+            output_quantization(c10::CppTypeToScalarType<scalar_t>::value).scale)),
+        output_zero_point(
+            output_quantization(c10::CppTypeToScalarType<scalar_t>::value).zero_point),
+        inv_output_scale(static_cast<float>(1.0 / output_scale)),
+        scale_vec(scale),
+        zero_point_vec(static_cast<float>(zero_point)),
+        scale_neg_zero_point(scale_vec * zero_point_vec.neg()) {}
+
+  scalar_t scalar(scalar_t code) const {
+    const float x = at::native::dequantize_val(scale, zero_point, code);
+    const float y = std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    return at::native::quantize_val<scalar_t>(output_scale, output_zero_point, y);
+  }
+
+  QVec vector(QVec codes) const {
+    const FVec zero(0.0f), three(3.0f), six(6.0f);
+    auto values = codes.dequantize(scale_vec, zero_point_vec, scale_neg_zero_point);
+    for (FVec& v : values) {
+      v = at::vec::minimum(at::vec::maximum(v + three, zero), six) / six;
+    }
+    return QVec::quantize(values, output_scale, output_zero_point, inv_output_scale);
+  }
+};
+
 template <typename scalar_t>
 void forward_typed(const at::Tensor& self, const at::Tensor& out) {
   using QVec = at::vec::Vectorized<scalar_t>;
-  using FVec = at::vec::Vectorized<float>;
-  const float scale = static_cast<float>(self.q_scale());
-  const int64_t zero_point = self.q_zero_point();
-  // The output's parameters, not out's quantizer: in place, out is self and still carries self's.
-  const OutputQuantization output = output_quantization(self.scalar_type());
-  const float output_scale = static_cast<float>(output.scale);
-  const int64_t output_zero_point = output.zero_point;
-  // 256 or 2^32: exact, as is every product with it.
-  const float inv_output_scale = static_cast<float>(1.0 / output_scale);
-  const FVec scale_vec(scale);
-  const FVec zero_point_vec(static_cast<float>(zero_point));
-  const FVec scale_neg_zero_point = scale_vec * zero_point_vec.neg();
-  const FVec zero(0.0f), three(3.0f), six(6.0f);
-
+  const Formulas<scalar_t> formulas(self.q_scale(), self.q_zero_point());
   at::TensorBase written = out;  // unary_op takes a mutable reference
   at::TensorIterator iter = at::TensorIterator::unary_op(written, self);
   at::native::cpu_kernel_vec(
-      iter,
-      [=](scalar_t code) -> scalar_t {
-        const float x = at::native::dequantize_val(scale, zero_point, code);
-        const float y = std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-        return at::native::quantize_val<scalar_t>(output_scale, output_zero_point, y);
-      },
-      [=](QVec codes) -> QVec {
-        auto values = codes.dequantize(scale_vec, zero_point_vec, scale_neg_zero_point);
-        for (FVec& v : values) {
-          v = at::vec::minimum(at::vec::maximum(v + three, zero), six) / six;
-        }
-        return QVec::quantize(values, output_scale, output_zero_point, inv_output_scale);
-      });
+      iter, [&formulas](scalar_t code) { return formulas.scalar(code); },
+      [&formulas](QVec codes) { return formulas.vector(codes); });
+}
+
+template <typename scalar_t>
+std::array<uint8_t, 256> table_typed(double scale, int64_t zero_point, bool vector) {
+  using QVec = at::vec::Vectorized<scalar_t>;
+  using underlying = typename scalar_t::underlying;
+  static_assert(sizeof(underlying) == 1 && 256 % QVec::size() == 0);
+  const Formulas<scalar_t> formulas(scale, zero_point);
+  std::array<uint8_t, 256> codes, table;
+  for (int byte = 0; byte < 256; ++byte) codes[byte] = static_cast<uint8_t>(byte);
+  if (vector) {
+    for (int first = 0; first < 256; first += QVec::size()) {
+      formulas.vector(QVec::loadu(codes.data() + first)).store(table.data() + first);
+    }
+    return table;
+  }
+  for (int byte = 0; byte < 256; ++byte) {
+    const scalar_t code(static_cast<underlying>(codes[byte]));
+    table[byte] = static_cast<uint8_t>(formulas.scalar(code).val_);
+  }
+  return table;
 }
 
 }  // namespace
@@ -66,6 +106,15 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
 void quantized_forward(const at::Tensor& self, const at::Tensor& out) {
   AT_DISPATCH_QINT_TYPES(self.scalar_type(), "hardsigmoid_quantized_cpu",
                          [&] { forward_typed<scalar_t>(self, out); });
+}
+
+std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
+                                         Formula formula) {
+  const bool vector = formula == Formula::kVector;
+  if (dtype == at::kQUInt8) return table_typed<c10::quint8>(scale, zero_point, vector);
+  TORCH_CHECK(dtype == at::kQInt8, "quantized_table: an 8-bit quantized dtype, not ",
+              c10::toString(dtype));
+  return table_typed<c10::qint8>(scale, zero_point, vector);
 }
 
 }  // namespace hardsigmoid_ops::cpu::CPU_CAPABILITY

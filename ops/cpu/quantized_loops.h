@@ -9,6 +9,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <cstdint>
 
 namespace hardsigmoid_ops::cpu {
@@ -21,15 +22,25 @@ struct OutputQuantization {
 };
 OutputQuantization output_quantization(at::ScalarType dtype);
 
+// Which of aten's two formulas (quantized_loops.cpp).
+enum class Formula { kScalar, kVector };
+
 // out = hardsigmoid(self) with aten's x86 / fbgemm / onednn arithmetic: the vector formula in the
 // vector loop and the scalar one in its tails, on the elements where aten's TensorIterator puts
 // them (for QInt32 the two formulas differ). Defined by quantized_loops.cpp compiled with
 // CPU_CAPABILITY set to each namespace's name.
+//
+// quantized_table: for an 8-bit dtype (QUInt8, QInt8) and an input's scale and zero point, the
+// output code of each of the 256 input codes (indexed by the code's byte) under one formula.
 namespace DEFAULT {
 void quantized_forward(const at::Tensor& self, const at::Tensor& out);
-}
+std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
+                                         Formula formula);
+}  // namespace DEFAULT
 namespace AVX2 {
 void quantized_forward(const at::Tensor& self, const at::Tensor& out);
-}
+std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
+                                         Formula formula);
+}  // namespace AVX2
 
 }  // namespace hardsigmoid_ops::cpu
