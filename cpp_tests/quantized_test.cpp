@@ -1,14 +1,17 @@
 // The C++ API on per-tensor quantized tensors, against at::hardsigmoid and at::hardsigmoid_: the
 // same codes, scale, zero point, dtype and strides, under every quantized engine this libtorch
-// has, with fresh random parameters and codes every run. CTest reruns these cases under each CPU
-// capability (ATEN_CPU_CAPABILITY), where aten and the library switch to their DEFAULT loops
+// has, with fresh random parameters and codes every run; the quantized loops' arithmetic and
+// tables against aten's directly. CTest reruns these cases under each CPU capability
+// (ATEN_CPU_CAPABILITY), where aten and the library's quantized formulas switch to DEFAULT
 // together. What aten refuses, the C++ API refuses with a message naming op and argument.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "ops/cpu/quantized_loops.h"
 #include "ops/hardsigmoid.h"
 #include "test_support.h"
 
@@ -80,17 +83,20 @@ bool aten_qnnpack_cannot_run(const at::Tensor& q) {
          (q.numel() == 0 || q.dim() == 0);
 }
 
-// Each engine this libtorch has, set for the duration of the callback.
+// Each engine this libtorch has, set for the duration of the callback (and the one before
+// restored, whatever the callback throws).
 template <typename F>
 void under_each_engine(F&& body) {
-  const at::QEngine before = at::globalContext().qEngine();
+  struct Restore {
+    at::QEngine engine = at::globalContext().qEngine();
+    ~Restore() { at::globalContext().setQEngine(engine); }
+  } restore;
   for (const at::QEngine engine : at::globalContext().supportedQEngines()) {
     if (engine == at::QEngine::NoQEngine) continue;
     at::globalContext().setQEngine(engine);
     SCOPED_TRACE(c10::toString(engine));
     body();
   }
-  at::globalContext().setQEngine(before);
 }
 
 at::Tensor in_layout(const at::Tensor& q, const std::string& layout) {
@@ -138,6 +144,85 @@ TEST(Quantized, OutMatchesAten) {
       EXPECT_TRUE(same_quantized(ours, theirs));
     }
   });
+}
+
+// The capability whose quantized loops aten runs in this process: AVX2 wherever aten runs AVX2
+// or AVX512, else DEFAULT (hardsigmoid_quantized.cpp).
+bool aten_runs_avx2() {
+#if defined(__x86_64__)
+  return at::get_cpu_capability() != "DEFAULT";
+#else
+  return false;
+#endif
+}
+
+// Where an 8-bit input's two tables agree, the op takes a byte lookup from 2^14 elements: the
+// arithmetic (quantized_loops.cpp) is then compared with aten here directly, on inputs large
+// enough to be split between threads, with tails off every vector boundary.
+TEST(Quantized, ArithmeticMatchesAtenAtEverySize) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  namespace cpu = hardsigmoid_ops::cpu;
+  for (const at::ScalarType dtype : kQuantizedDtypes) {
+    SCOPED_TRACE(c10::toString(dtype));
+    for (const int64_t numel : {int64_t{1} << 14, int64_t{70001}, int64_t{3} << 16}) {
+      const at::Tensor q = random_quantized(dtype, {numel});
+      const cpu::OutputQuantization output = cpu::output_quantization(dtype);
+      const at::Tensor ours = at::_empty_affine_quantized({numel}, at::TensorOptions().dtype(dtype),
+                                                          output.scale, output.zero_point);
+#if defined(__x86_64__)
+      if (aten_runs_avx2()) {
+        cpu::AVX2::quantized_forward(q, ours);
+      } else {
+        cpu::DEFAULT::quantized_forward(q, ours);
+      }
+#else
+      cpu::DEFAULT::quantized_forward(q, ours);
+#endif
+      EXPECT_TRUE(same_quantized(ours, at::hardsigmoid(q)));
+    }
+  }
+}
+
+// Each formula's table against aten's loops over the 256 codes: a contiguous tensor of them twice
+// runs aten's vector loop on every element, a step-2 view of them its scalar loop.
+TEST(Quantized, TablesAreAtensFormulas) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  namespace cpu = hardsigmoid_ops::cpu;
+  for (const at::ScalarType dtype : {at::kQUInt8, at::kQInt8}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const int64_t low = dtype == at::kQUInt8 ? 0 : -128;
+    // Indexed by byte: the code whose bit pattern is the byte.
+    const at::Tensor codes = at::arange(0, 256, at::kLong).to(at::kByte).view(code_dtype(dtype));
+    const at::Tensor twice = at::cat({codes, codes});
+    const at::Tensor strided = at::stack({codes, codes}, 1).select(1, 0);
+    for (int trial = 0; trial < 20; ++trial) {
+      const double scale = std::pow(10.0, at::rand({1}, at::kDouble).item<double>() * 7 - 6);
+      const int64_t zero_point = at::randint(low, low + 256, {1}, at::kLong).item<int64_t>();
+      const auto vector =
+          at::hardsigmoid(at::_make_per_tensor_quantized_tensor(twice, scale, zero_point))
+              .int_repr()
+              .slice(0, 0, 256)
+              .view(at::kByte)
+              .contiguous();
+      const auto scalar =
+          at::hardsigmoid(at::_make_per_tensor_quantized_tensor(strided, scale, zero_point))
+              .int_repr()
+              .view(at::kByte)
+              .contiguous();
+      const auto table = [&](cpu::Formula formula) {
+#if defined(__x86_64__)
+        const auto values = aten_runs_avx2()
+                                ? cpu::AVX2::quantized_table(dtype, scale, zero_point, formula)
+                                : cpu::DEFAULT::quantized_table(dtype, scale, zero_point, formula);
+#else
+        const auto values = cpu::DEFAULT::quantized_table(dtype, scale, zero_point, formula);
+#endif
+        return at::tensor(std::vector<uint8_t>(values.begin(), values.end()), at::kByte);
+      };
+      EXPECT_TRUE(at::equal(table(cpu::Formula::kVector), vector)) << scale << " " << zero_point;
+      EXPECT_TRUE(at::equal(table(cpu::Formula::kScalar), scalar)) << scale << " " << zero_point;
+    }
+  }
 }
 
 TEST(Quantized, RefusedByName) {

@@ -88,7 +88,8 @@ void check_forward_input(const char* op, const char* name, const at::Tensor& t) 
 }
 
 void check_quantized_out(const char* op, const at::Tensor& self, const at::Tensor& out) {
-  TORCH_CHECK(self.defined() && out.defined(), op, ": self or out is an undefined tensor");
+  TORCH_CHECK(self.defined(), op, ": self is an undefined tensor");
+  TORCH_CHECK(out.defined(), op, ": out is an undefined tensor");
   TORCH_CHECK(self.is_quantized() && out.is_quantized(), op, ": self is ",
               self.is_quantized() ? "" : "not ", "quantized (", c10::toString(self.scalar_type()),
               ") but out is ", out.is_quantized() ? "" : "not ", "quantized (",

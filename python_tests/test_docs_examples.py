@@ -9,8 +9,8 @@ name exists, so the docs cannot drift from the code.
   in that file, in the same order.
 - Shell blocks name scripts of the repository: they must exist.
 - Every relative link leads to a file or folder that exists, and every repository path a
-  document quotes (`ops/...`, `python_tests/test_x.py::test_y`, `cpp_tests/`, ...) exists; a bare
-  test or source file name is found somewhere in the repository's tracked files.
+  document quotes (`ops/...`, `cpp_tests/`, the file of `python_tests/test_x.py::test_y`, ...)
+  exists; a bare test or source file name is found somewhere in the repository's tracked files.
 """
 
 import os

@@ -34,9 +34,11 @@ OUTPUT_QUANTIZATION = {torch.quint8: (1 / 256, 0), torch.qint8: (1 / 256, -128),
                        torch.qint32: (2.0 ** -32, 0)}
 FLT_MAX = torch.finfo(torch.float32).max
 FLT_MIN = torch.finfo(torch.float32).tiny
-# Scales at the edges of float32 (aten computes in float32) and between. float32(scale) stays
-# finite, so no NaN arises (an infinite scale times a zero code difference would make one).
-EDGE_SCALES = [FLT_MIN, 1e-40, 2.0 ** -20, 1 / 6, 3 / 127, 1.0, 1e6, FLT_MAX]
+# Scales at the edges of float32 (aten computes in float32) and between, zero and negative ones
+# included (the quantizer takes them; aten's QNNPACK path refuses them, the other engines compute).
+# float32(scale) stays finite, so no NaN arises (an infinite scale times a zero code difference
+# would make one).
+EDGE_SCALES = [0.0, -0.1, FLT_MIN, 1e-40, 2.0 ** -20, 1 / 6, 3 / 127, 1.0, 1e6, FLT_MAX]
 
 
 @pytest.fixture(params=ENGINES)
@@ -114,7 +116,8 @@ def _aten_under(engine_name, call, x):
 
 def _qnnpack_cannot_run(x):
     """aten's QNNPACK path (QUInt8 under the QNNPACK engine) crashes on an empty tensor (a
-    division by zero) and refuses a 0-dim tensor and a scale whose float32 is not normal."""
+    division by zero) and refuses a 0-dim tensor and a scale whose float32 is not normal and
+    positive."""
     if torch.backends.quantized.engine != "qnnpack" or x.dtype != torch.quint8:
         return False
     scale = torch.tensor(x.q_scale(), dtype=torch.float32).item()
@@ -216,14 +219,21 @@ def test_inplace_on_expanded_is_refused_as_atens():
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
 def test_edge_scales_and_zero_points(engine, dtype, numel, gen):
     info = torch.iinfo(CODES[dtype])
-    # QInt32's scalar formula subtracts the zero point in int32: zero points far from 0 would
-    # overflow it for the codes far from them, in aten as here.
-    zero_points = [info.min, 0, info.max] if dtype != torch.qint32 else [-2 ** 20, 0, 2 ** 20]
+    # The dtype's ends, and zero points outside its range, which the quantizer takes from
+    # _make_per_tensor_quantized_tensor (QNNPACK wraps a QUInt8 one to a byte). QInt32's scalar
+    # formula subtracts the zero point in int32: zero points far from 0 would overflow it for the
+    # codes far from them, in aten as here.
+    zero_points = ([info.min - 20, info.min, 0, info.max, info.max + 45]
+                   if dtype != torch.qint32 else [-2 ** 20, 0, 2 ** 20])
     for scale in EDGE_SCALES:
         for zero_point in zero_points:
             x = _quantized(dtype, (numel,), scale, zero_point, gen)
             for form, (ours, atens) in FORMS.items():
-                assert_same_quantized(ours(x), _aten(atens, x)), (form, scale, zero_point)
+                try:
+                    assert_same_quantized(ours(x), _aten(atens, x))
+                except AssertionError as error:
+                    raise AssertionError(f"{form}, scale {scale}, zero point {zero_point}: "
+                                         f"{error}") from None
 
 
 @pytest.mark.parametrize("dtype", QDTYPES, ids=str)
@@ -349,6 +359,17 @@ def test_refused_as_atens(case, mode):
         if atens is not None:
             with pytest.raises((RuntimeError, NotImplementedError)):
                 atens()
+
+
+def test_out_partially_overlapping_self_is_refused():
+    """aten's quantized out= computes into a new tensor and copies it, so an out sharing some of
+    self's elements gets the result; ours refuses it, as for dense tensors, leaving both as they
+    were."""
+    base = _quint8((10,))
+    before = base.int_repr().clone()
+    with pytest.raises(RuntimeError, match="hardsigmoid_out: out shares memory with self"):
+        OPS.hardsigmoid_out(base[0:6], base[4:10])
+    assert_unchanged(before, base.int_repr())
 
 
 def test_out_of_another_shape_is_refused():

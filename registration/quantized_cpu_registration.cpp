@@ -1,6 +1,7 @@
 // QuantizedCPU: the forward ops on per-tensor quantized CPU tensors
-// (ops/cpu/hardsigmoid_quantized.h). hardsigmoid_backward has no kernel here, as aten's has none:
-// the Autograd kernel refuses a quantized argument by name before the dispatcher would find none.
+// (ops/cpu/hardsigmoid_quantized.h). hardsigmoid_backward takes no quantized tensor (aten's has no
+// QuantizedCPU kernel): its kernel here only refuses, by name, under inference mode, where the
+// Autograd kernel that refuses it otherwise is skipped.
 #include <torch/library.h>
 
 #include "ops/cpu/hardsigmoid_quantized.h"

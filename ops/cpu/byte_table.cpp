@@ -54,6 +54,8 @@ bool byte_table_is_vectorized() {
 
 void apply_byte_table(const std::array<uint8_t, 256>& table, const at::Tensor& self,
                       const at::Tensor& out) {
+  TORCH_INTERNAL_ASSERT(self.element_size() == 1 && out.element_size() == 1,
+                        "apply_byte_table: tensors of a 1-byte dtype only");
   const bool vectorized = byte_table_is_vectorized();
   at::TensorBase written = out;  // unary_op takes a mutable reference
   at::TensorIterator iter = at::TensorIterator::unary_op(written, self);

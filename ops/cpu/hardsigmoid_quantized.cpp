@@ -1,6 +1,7 @@
 #include "ops/cpu/hardsigmoid_quantized.h"
 
 #include <ATen/Context.h>
+#include <ATen/Version.h>
 #include <ATen/ops/_empty_affine_quantized.h>
 #include <ATen/quantized/Quantizer.h>
 
@@ -19,12 +20,14 @@ namespace {
 // tables, about a microsecond, against the arithmetic on every element). See forward().
 constexpr int64_t kTableFromElements = 1 << 14;
 
-// aten's quantized kernels are registered for DEFAULT and AVX2; where aten runs AVX512 it runs
-// their AVX2 versions (DispatchStub's fallback), whose vector width decides where the scalar
-// tails fall.
+// aten's quantized kernels are registered for DEFAULT and AVX2 (their AVX512 slot is empty): a
+// process where aten runs AVX2 or AVX512 runs their AVX2 versions (DispatchStub's fallback),
+// whose vector width decides where the scalar tails fall. Decided from aten's own capability
+// (ATEN_CPU_CAPABILITY honoured), not from the row loops' choice, which may differ from it.
 bool aten_runs_avx2() {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  return selected_capability() != Capability::kDefault;
+  static const bool avx2 = at::get_cpu_capability() != "DEFAULT" && can_run(Capability::kAvx2);
+  return avx2;
 #else
   return false;
 #endif
@@ -40,36 +43,47 @@ void forward_with_aten_arithmetic(const at::Tensor& self, const at::Tensor& out)
   DEFAULT::quantized_forward(self, out);
 }
 
-std::array<uint8_t, 256> table_of(const at::Tensor& self, Formula formula) {
+std::array<uint8_t, 256> table_of(const at::Tensor& self, int64_t zero_point, Formula formula) {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
   if (aten_runs_avx2()) {
-    return AVX2::quantized_table(self.scalar_type(), self.q_scale(), self.q_zero_point(), formula);
+    return AVX2::quantized_table(self.scalar_type(), self.q_scale(), zero_point, formula);
   }
 #endif
-  return DEFAULT::quantized_table(self.scalar_type(), self.q_scale(), self.q_zero_point(), formula);
+  return DEFAULT::quantized_table(self.scalar_type(), self.q_scale(), zero_point, formula);
+}
+
+// Whether aten's QNNPACK path computes this QUInt8 input (rather than refuse it).
+bool qnnpack_takes(const at::Tensor& self) {
+  const float scale = static_cast<float>(self.q_scale());
+  return self.dim() > 0 && scale > 0 && std::isnormal(scale);
 }
 
 // out = hardsigmoid(self), quantized with output_quantization's parameters; out may be self.
 //
 // An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
 // element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table,
-// which is the scalar formula's (aten's QNNPACK path also refuses 0-dim input and divides by zero
-// on empty input; the table takes both). Under the other engines aten applies the vector formula
-// to some elements and the scalar one to others (quantized_loops.cpp): where the two agree on all
-// 256 codes of this input's scale and zero point, which both tables show, every element's result
-// is the table's, and a byte lookup gives aten's bits at a fraction of the arithmetic's cost.
-// Where they differ on any code (none was found for the 8-bit types, but it is not excluded),
+// which is the scalar formula's with the zero point taken as a uint8_t (one outside [0, 255]
+// wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
+// positive, and divides by zero on empty input: ours gives those the other engines' result.
+// Under the other engines aten applies the vector
+// formula to some elements and the scalar one to others (quantized_loops.cpp): where the two agree
+// on all 256 codes of this input's scale and zero point, which both tables show, every element's
+// result is the table's, and a byte lookup gives aten's bits at a fraction of the arithmetic's
+// cost. Where they differ on any code (none was found for the 8-bit types, but it is not excluded),
 // aten's arithmetic runs element for element. QInt32 always takes the arithmetic.
 void forward(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) return;
   const at::ScalarType dtype = self.scalar_type();
-  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8) {
-    apply_byte_table(table_of(self, Formula::kScalar), self, out);
+  const int64_t zero_point = self.q_zero_point();
+  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
+      qnnpack_takes(self)) {
+    const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
+    apply_byte_table(table_of(self, qnnpack_zero_point, Formula::kScalar), self, out);
     return;
   }
   if (dtype != at::kQInt32 && byte_table_is_vectorized() && self.numel() >= kTableFromElements) {
-    const std::array<uint8_t, 256> scalar = table_of(self, Formula::kScalar);
-    if (scalar == table_of(self, Formula::kVector)) {
+    const std::array<uint8_t, 256> scalar = table_of(self, zero_point, Formula::kScalar);
+    if (scalar == table_of(self, zero_point, Formula::kVector)) {
       apply_byte_table(scalar, self, out);
       return;
     }

@@ -8,13 +8,13 @@
 // For QInt32 they differ in the last bit of many results (the product is rounded once, or the
 // code converted to float before the zero point is taken away); for the 8-bit types none was
 // found (every code under 100,000 random scales and zero points each for QUInt8 and QInt8), and
-// hardsigmoid_quantized.cpp checks the two tables per call before it relies on that. aten applies the vector formula in its vector loop and the scalar one to
-// the tail of each row its TensorIterator hands a thread, and to rows whose input is not
-// contiguous. So the same TensorIterator (built as aten builds it, over an output laid out as
-// aten lays it out) drives the same loop structure here (at::native::cpu_kernel_vec), and the
-// two formulas are aten's own public helpers and at::vec's: every element gets aten's formula,
-// whatever the layout or the number of threads. quantized_table gives either formula's result
-// for each of an 8-bit dtype's 256 codes.
+// hardsigmoid_quantized.cpp checks the two tables per call before it relies on that. aten applies
+// the vector formula in its vector loop and the scalar one to the tail of each row its
+// TensorIterator hands a thread, and to rows whose input is not contiguous. So the same
+// TensorIterator (built as aten builds it, over an output laid out as aten lays it out) drives the
+// same loop structure here (at::native::cpu_kernel_vec), and the two formulas are aten's own public
+// helpers and at::vec's: every element gets aten's formula, whatever the layout or the number of
+// threads. quantized_table gives either formula's result for each of an 8-bit dtype's 256 codes.
 #include <ATen/Dispatch.h>
 #include <ATen/cpu/vec/vec.h>
 #include <ATen/native/TensorIterator.h>

@@ -3,7 +3,7 @@
 // op's fixed output parameters whatever `out`'s quantizer says (the caller sets it).
 //
 // Compiled once per instruction set from quantized_loops.cpp (DEFAULT and, on x86, AVX2: aten
-// registers its quantized kernels for AVX2 only, so that an AVX512 process runs them too), each
+// registers its quantized kernels for those two, and an AVX512 process runs the AVX2 ones), each
 // into the namespace of its CPU_CAPABILITY.
 #pragma once
 
