@@ -10,7 +10,7 @@ name exists, so the docs cannot drift from the code.
 - Shell blocks name scripts of the repository: they must exist.
 - Every relative link leads to a file or folder that exists, and every repository path a
   document quotes (`ops/...`, `cpp_tests/`, the file of `python_tests/test_x.py::test_y`, ...)
-  exists; a bare test or source file name is found somewhere in the repository's tracked files.
+  exists; a bare test or source file name is found somewhere under the repository's folders.
 """
 
 import os
@@ -145,10 +145,13 @@ def _prose(document):
     return FENCE.sub("", document.read_text())
 
 
-def _tracked_names():
-    files = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
-    return {name.rsplit("/", 1)[-1] for name in files}
+def _tree_file_names():
+    """The names of the files under the repository's folders (read from the files themselves, so
+    that a copy of the tree without its git history is checked as well)."""
+    names = {path.name for path in REPO_ROOT.iterdir() if path.is_file()}
+    for folder in TREE:
+        names.update(path.name for path in (REPO_ROOT / folder).rglob("*") if path.is_file())
+    return names
 
 
 def _exists(path):
@@ -172,7 +175,7 @@ def test_links_lead_to_existing_files(document):
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=DOCUMENT_IDS)
 def test_quoted_paths_exist(document):
-    names = _tracked_names()
+    names = _tree_file_names()
     missing = []
     for quoted in QUOTED.findall(_prose(document)):
         if quoted.startswith(TREE):
