@@ -146,16 +146,6 @@ TEST(Quantized, OutMatchesAten) {
   });
 }
 
-// The capability whose quantized loops aten runs in this process: AVX2 wherever aten runs AVX2
-// or AVX512, else DEFAULT (hardsigmoid_quantized.cpp).
-bool aten_runs_avx2() {
-#if defined(__x86_64__)
-  return at::get_cpu_capability() != "DEFAULT";
-#else
-  return false;
-#endif
-}
-
 // Where an 8-bit input's two tables agree, the op takes a byte lookup from 2^14 elements: the
 // arithmetic (quantized_loops.cpp) is then compared with aten here directly, on inputs large
 // enough to be split between threads, with tails off every vector boundary.
@@ -169,15 +159,7 @@ TEST(Quantized, ArithmeticMatchesAtenAtEverySize) {
       const cpu::OutputQuantization output = cpu::output_quantization(dtype);
       const at::Tensor ours = at::_empty_affine_quantized({numel}, at::TensorOptions().dtype(dtype),
                                                           output.scale, output.zero_point);
-#if defined(__x86_64__)
-      if (aten_runs_avx2()) {
-        cpu::AVX2::quantized_forward(q, ours);
-      } else {
-        cpu::DEFAULT::quantized_forward(q, ours);
-      }
-#else
-      cpu::DEFAULT::quantized_forward(q, ours);
-#endif
+      cpu::selected_quantized_forward(q, ours);
       EXPECT_TRUE(same_quantized(ours, at::hardsigmoid(q)));
     }
   }
@@ -210,13 +192,7 @@ TEST(Quantized, TablesAreAtensFormulas) {
               .view(at::kByte)
               .contiguous();
       const auto table = [&](cpu::Formula formula) {
-#if defined(__x86_64__)
-        const auto values = aten_runs_avx2()
-                                ? cpu::AVX2::quantized_table(dtype, scale, zero_point, formula)
-                                : cpu::DEFAULT::quantized_table(dtype, scale, zero_point, formula);
-#else
-        const auto values = cpu::DEFAULT::quantized_table(dtype, scale, zero_point, formula);
-#endif
+        const auto values = cpu::selected_quantized_table(dtype, scale, zero_point, formula);
         return at::tensor(std::vector<uint8_t>(values.begin(), values.end()), at::kByte);
       };
       EXPECT_TRUE(at::equal(table(cpu::Formula::kVector), vector)) << scale << " " << zero_point;

@@ -13,6 +13,7 @@ name exists, so the docs cannot drift from the code.
   exists; a bare test or source file name is found somewhere under the repository's folders.
 """
 
+import functools
 import os
 import re
 import signal
@@ -145,6 +146,7 @@ def _prose(document):
     return FENCE.sub("", document.read_text())
 
 
+@functools.cache
 def _tree_file_names():
     """The names of the files under the repository's folders (read from the files themselves, so
     that a copy of the tree without its git history is checked as well)."""

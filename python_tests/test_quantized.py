@@ -16,6 +16,9 @@ import torch.nn.functional as F
 
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_unchanged
+from hardsigmoid_testing.forms import Alone
+from hardsigmoid_testing.quantized_engines import SUPPORTED as ENGINES
+from hardsigmoid_testing.quantized_engines import quantized_engine
 from hardsigmoid_testing.torchscript import script
 
 aten = torch.ops.aten
@@ -28,10 +31,6 @@ ignore_jit_deprecation = pytest.mark.filterwarnings(
 # The integer type holding each quantized dtype's codes.
 CODES = {torch.quint8: torch.uint8, torch.qint8: torch.int8, torch.qint32: torch.int32}
 QDTYPES = list(CODES)
-ENGINES = [e for e in torch.backends.quantized.supported_engines if e != "none"]
-# aten's output parameters, whatever the input's: (scale, zero point).
-OUTPUT_QUANTIZATION = {torch.quint8: (1 / 256, 0), torch.qint8: (1 / 256, -128),
-                       torch.qint32: (2.0 ** -32, 0)}
 FLT_MAX = torch.finfo(torch.float32).max
 FLT_MIN = torch.finfo(torch.float32).tiny
 # Scales at the edges of float32 (aten computes in float32) and between, zero and negative ones
@@ -43,10 +42,8 @@ EDGE_SCALES = [0.0, -0.1, FLT_MIN, 1e-40, 2.0 ** -20, 1 / 6, 3 / 127, 1.0, 1e6, 
 
 @pytest.fixture(params=ENGINES)
 def engine(request):
-    before = torch.backends.quantized.engine
-    torch.backends.quantized.engine = request.param
-    yield request.param
-    torch.backends.quantized.engine = before
+    with quantized_engine(request.param):
+        yield request.param
 
 
 @pytest.fixture(params=["one_thread", "all_threads"])
@@ -106,12 +103,8 @@ FLAT_SIZES = [1, 31, 1000, 2 ** 16 + 37, 3 * 2 ** 15 + 5]
 
 
 def _aten_under(engine_name, call, x):
-    before = torch.backends.quantized.engine
-    torch.backends.quantized.engine = engine_name
-    try:
+    with quantized_engine(engine_name):
         return call(x)
-    finally:
-        torch.backends.quantized.engine = before
 
 
 def _qnnpack_cannot_run(x):
@@ -427,17 +420,8 @@ def _raised(call):
 
 def test_fullgraph_compile_and_export_fail_as_atens(gen):
     x = _quantized(torch.quint8, (4, 33), 0.05, 3, gen)
-
-    class Module(torch.nn.Module):
-        def __init__(self, fn):
-            super().__init__()
-            self.fn = fn
-
-        def forward(self, t):
-            return self.fn(t)
-
     for entry in (lambda fn: torch.compile(fn, fullgraph=True)(x),
-                  lambda fn: torch.export.export(Module(fn), (x,))):
+                  lambda fn: torch.export.export(Alone(fn), (x,))):
         torch._dynamo.reset()
         raised = {name: _raised(lambda: entry(fn)) for name, fn in _functions().items()}
         assert raised["aten"] is not None, "aten's op now compiles: test ours there"

@@ -10,13 +10,14 @@ import torch
 
 import hardsigmoid_ops
 from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.quantized_engines import SUPPORTED, quantized_engine
 
 quantization_models = pytest.importorskip("torchvision.models.quantization",
                                           reason="torchvision is in requirements.txt")
 
 # MobileNetV3 halves the image five times; 64 x 64 keeps every stage and the run short.
 BATCH, SIDE = 2, 64
-ENGINES = [e for e in ("x86", "qnnpack") if e in torch.backends.quantized.supported_engines]
+ENGINES = [e for e in ("x86", "qnnpack") if e in SUPPORTED]
 
 
 # torch 2.11 warns that eager mode quantization is deprecated (it still works, and torchvision's
@@ -33,10 +34,8 @@ pytestmark = [
 
 @pytest.fixture(params=ENGINES)
 def engine(request):
-    before = torch.backends.quantized.engine
-    torch.backends.quantized.engine = request.param
-    yield request.param
-    torch.backends.quantized.engine = before
+    with quantized_engine(request.param):
+        yield request.param
 
 
 def _int8_model(engine, calibration, swap):

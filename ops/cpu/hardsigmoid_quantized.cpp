@@ -20,38 +20,6 @@ namespace {
 // tables, about a microsecond, against the arithmetic on every element). See forward().
 constexpr int64_t kTableFromElements = 1 << 14;
 
-// aten's quantized kernels are registered for DEFAULT and AVX2 (their AVX512 slot is empty): a
-// process where aten runs AVX2 or AVX512 runs their AVX2 versions (DispatchStub's fallback),
-// whose vector width decides where the scalar tails fall. Decided from aten's own capability
-// (ATEN_CPU_CAPABILITY honoured), not from the row loops' choice, which may differ from it.
-bool aten_runs_avx2() {
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  static const bool avx2 = at::get_cpu_capability() != "DEFAULT" && can_run(Capability::kAvx2);
-  return avx2;
-#else
-  return false;
-#endif
-}
-
-void forward_with_aten_arithmetic(const at::Tensor& self, const at::Tensor& out) {
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  if (aten_runs_avx2()) {
-    AVX2::quantized_forward(self, out);
-    return;
-  }
-#endif
-  DEFAULT::quantized_forward(self, out);
-}
-
-std::array<uint8_t, 256> table_of(const at::Tensor& self, int64_t zero_point, Formula formula) {
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  if (aten_runs_avx2()) {
-    return AVX2::quantized_table(self.scalar_type(), self.q_scale(), zero_point, formula);
-  }
-#endif
-  return DEFAULT::quantized_table(self.scalar_type(), self.q_scale(), zero_point, formula);
-}
-
 // Whether aten's QNNPACK path computes this QUInt8 input (rather than refuse it).
 bool qnnpack_takes(const at::Tensor& self) {
   const float scale = static_cast<float>(self.q_scale());
@@ -65,12 +33,12 @@ bool qnnpack_takes(const at::Tensor& self) {
 // which is the scalar formula's with the zero point taken as a uint8_t (one outside [0, 255]
 // wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
 // positive, and divides by zero on empty input: ours gives those the other engines' result.
-// Under the other engines aten applies the vector
-// formula to some elements and the scalar one to others (quantized_loops.cpp): where the two agree
-// on all 256 codes of this input's scale and zero point, which both tables show, every element's
-// result is the table's, and a byte lookup gives aten's bits at a fraction of the arithmetic's
-// cost. Where they differ on any code (none was found for the 8-bit types, but it is not excluded),
-// aten's arithmetic runs element for element. QInt32 always takes the arithmetic.
+// Under the other engines aten applies the vector formula to some elements and the scalar one to
+// others (quantized_loops.cpp): where the two agree on all 256 codes of this input's scale and
+// zero point, which both tables show, every element's result is the table's, and a byte lookup
+// gives aten's bits at a fraction of the arithmetic's cost. Where they differ on any code (none
+// was found for the 8-bit types, but it is not excluded), aten's arithmetic runs element for
+// element. QInt32 always takes the arithmetic.
 void forward(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) return;
   const at::ScalarType dtype = self.scalar_type();
@@ -78,17 +46,20 @@ void forward(const at::Tensor& self, const at::Tensor& out) {
   if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
       qnnpack_takes(self)) {
     const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
-    apply_byte_table(table_of(self, qnnpack_zero_point, Formula::kScalar), self, out);
+    apply_byte_table(
+        selected_quantized_table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
+        out);
     return;
   }
   if (dtype != at::kQInt32 && byte_table_is_vectorized() && self.numel() >= kTableFromElements) {
-    const std::array<uint8_t, 256> scalar = table_of(self, zero_point, Formula::kScalar);
-    if (scalar == table_of(self, zero_point, Formula::kVector)) {
+    const double scale = self.q_scale();
+    const auto scalar = selected_quantized_table(dtype, scale, zero_point, Formula::kScalar);
+    if (scalar == selected_quantized_table(dtype, scale, zero_point, Formula::kVector)) {
       apply_byte_table(scalar, self, out);
       return;
     }
   }
-  forward_with_aten_arithmetic(self, out);
+  selected_quantized_forward(self, out);
 }
 
 void set_output_quantization(const at::Tensor& t) {
@@ -97,7 +68,34 @@ void set_output_quantization(const at::Tensor& t) {
                      at::make_per_tensor_affine_quantizer(q.scale, q.zero_point, t.scalar_type()));
 }
 
+// aten's quantized kernels are registered for DEFAULT and AVX2: a process where aten runs AVX2 or
+// AVX512 runs their AVX2 versions, whose vector width decides where the scalar tails fall.
+// Decided from aten's own capability, not from the row loops' choice, which may differ from it.
+bool aten_runs_avx2() {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+  static const bool avx2 = at::get_cpu_capability() != "DEFAULT" && can_run(Capability::kAvx2);
+  return avx2;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
+
+void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out) {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+  if (aten_runs_avx2()) return AVX2::quantized_forward(self, out);
+#endif
+  DEFAULT::quantized_forward(self, out);
+}
+
+std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
+                                                  int64_t zero_point, Formula formula) {
+#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
+  if (aten_runs_avx2()) return AVX2::quantized_table(dtype, scale, zero_point, formula);
+#endif
+  return DEFAULT::quantized_table(dtype, scale, zero_point, formula);
+}
 
 OutputQuantization output_quantization(at::ScalarType dtype) {
   switch (dtype) {

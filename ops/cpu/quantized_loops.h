@@ -25,6 +25,13 @@ OutputQuantization output_quantization(at::ScalarType dtype);
 // Which of aten's two formulas (quantized_loops.cpp).
 enum class Formula { kScalar, kVector };
 
+// The loops below of the capability aten's own choice selects (hardsigmoid_quantized.cpp): AVX2
+// where aten runs AVX2 or AVX512 (its quantized kernels' AVX512 slot is empty, so DispatchStub
+// falls back to AVX2), else DEFAULT; ATEN_CPU_CAPABILITY honoured.
+void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out);
+std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
+                                                  int64_t zero_point, Formula formula);
+
 // out = hardsigmoid(self) with aten's x86 / fbgemm / onednn arithmetic: the vector formula in the
 // vector loop and the scalar one in its tails, on the elements where aten's TensorIterator puts
 // them (for QInt32 the two formulas differ). Defined by quantized_loops.cpp compiled with
