@@ -133,11 +133,11 @@ def test_the_table_is_a_new_dict_of_the_four_ops():
     assert len(hardsigmoid_ops.aten_decompositions()) == 4
 
 
-@pytest.mark.parametrize("name", ["mobilenet_v3_small", "mobilenet_v3_large"])
-def test_mobilenet_v3_lowers_to_the_stock_program(name, gen):
+def test_mobilenet_v3_lowers_to_the_stock_program(gen):
+    """MobileNetV3-Large (-Small has the same module kinds: it would lower the same blocks)."""
     torchvision = pytest.importorskip("torchvision", reason="torchvision is in requirements.txt")
     torch.manual_seed(0)
-    stock = getattr(torchvision.models, name)(weights=None).eval()
+    stock = torchvision.models.mobilenet_v3_large(weights=None).eval()
     swapped = copy.deepcopy(stock)
     assert hardsigmoid_ops.replace_hardsigmoid(swapped) > 0
     images = torch.randn(2, 3, 64, 64, generator=gen)

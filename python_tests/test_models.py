@@ -104,9 +104,12 @@ def test_exported_swapped_model_equals_stock(device, name, gen):
         _assert_same_outputs(program.module()(images), stock.eval()(images), images)
 
 
-@models
-def test_compiled_swapped_model_equals_compiled_stock(device, name, gen, fused_compile):
-    stock, swapped, _ = _models(name, device)
+# One model compiled: the two have the same module kinds (the same squeeze-excitation block around
+# each hardsigmoid), so that the second sends the same graph pattern down the same fusion again,
+# tens of seconds a device and a release; the eager, training, scripted and exported tests take
+# both.
+def test_compiled_swapped_model_equals_compiled_stock(device, gen, fused_compile):
+    stock, swapped, _ = _models("mobilenet_v3_large", device)
     images = _images(device, gen)
     with torch.no_grad():
         expected = torch.compile(stock.eval())(images)

@@ -155,11 +155,11 @@ def test_float16_model_as_atens(exporter, gen):
 
 
 @pytest.mark.parametrize("exporter", EXPORTERS)
-@pytest.mark.parametrize("name", ["mobilenet_v3_small", "mobilenet_v3_large"])
-def test_mobilenet_v3_exports_as_the_stock_model(name, exporter, gen):
+def test_mobilenet_v3_exports_as_the_stock_model(exporter, gen):
+    """MobileNetV3-Large (-Small has the same module kinds: it would export the same blocks)."""
     torchvision = pytest.importorskip("torchvision", reason="torchvision is in requirements.txt")
     torch.manual_seed(0)
-    stock = getattr(torchvision.models, name)(weights=None).eval().requires_grad_(False)
+    stock = torchvision.models.mobilenet_v3_large(weights=None).eval().requires_grad_(False)
     swapped = copy.deepcopy(stock)
     assert hardsigmoid_ops.replace_hardsigmoid(swapped) > 0
     images = torch.randn(2, 3, 64, 64, generator=gen)

@@ -8,5 +8,7 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"
 
 bash "$ROOT/scripts/setup.sh"
-bash "$ROOT/scripts/build.sh"
+# The library alone: the workload needs nothing else (run_tests.sh builds the tests, examples and
+# benchmarks in the same tree, configured alike, so that nothing built here is built again there).
+BUILD_TARGETS=hardsigmoid_ops bash "$ROOT/scripts/build.sh"
 "$VENV/bin/python" "$ROOT/benchmarks/run_workload.py" --library "$BUILD_DIR/libhardsigmoid_ops.so" "$@"

@@ -25,14 +25,33 @@ phase "build"
 # scripts/gpu_check.sh builds them where they are measured.
 bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 
+# Runs each "name:command" at once, its output in $1/name.log; then prints each log and fails if
+# any command failed.
+at_once() {
+  local dir="$1" entry failed=0
+  shift
+  local runs=()
+  for entry in "$@"; do
+    bash -c "${entry#*:}" >"$dir/${entry%%:*}.log" 2>&1 &
+    runs+=("${entry%%:*}:$!")
+  done
+  for entry in "${runs[@]}"; do
+    wait "${entry#*:}" || failed=1
+    echo "-- ${entry%%:*}"
+    cat "$dir/${entry%%:*}.log"
+  done
+  ((failed == 0))
+}
+
 # The cases in one process: CTest would start one per case (its way for a developer running
-# `ctest -R`), each loading libtorch again, minutes in all.
-phase "GoogleTest, every case in one process"
-"$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1
-phase "CTest, the entries that are not GoogleTest cases"
-# Not the reruns under aten's other CPU capabilities: they run in the sanitizer build, below.
-ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure \
-  --label-exclude 'googletest|cpu_capability'
+# `ctest -R`), each loading libtorch again, minutes in all. Beside it, the CTest entries that are
+# not GoogleTest cases (round trips through separate programs, mostly waiting on one core each);
+# not the reruns under aten's other CPU capabilities: they run in the sanitizer build, below.
+phase "GoogleTest, every case in one process, and the other CTest entries beside it"
+at_once "$BUILD_DIR" \
+  "googletest:'$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests' --gtest_brief=1" \
+  "ctest:ctest --test-dir '$BUILD_DIR' --parallel $(nproc) --output-on-failure \
+    --label-exclude 'googletest|cpu_capability'"
 
 phase "pytest"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
@@ -49,17 +68,8 @@ phase "GoogleTest CPU cases under AddressSanitizer + UndefinedBehaviorSanitizer"
 SANITIZE_DIR="${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 BUILD_DIR="$SANITIZE_DIR" BUILD_TARGETS=hardsigmoid_ops_tests bash "$ROOT/scripts/build.sh" \
   -DHARDSIGMOID_OPS_SANITIZE=ON -DHARDSIGMOID_OPS_WITH_CUDA=OFF
-"$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 --gtest_filter='-*CUDA*' \
-  >"$SANITIZE_DIR/every-case.log" 2>&1 &
-runs=("every-case:$!")
-ctest --test-dir "$SANITIZE_DIR" --label-regex cpu_capability --parallel "$(nproc)" \
-  --output-on-failure >"$SANITIZE_DIR/capabilities.log" 2>&1 &
-runs+=("capabilities:$!")
-failed=0
-for run in "${runs[@]}"; do
-  wait "${run#*:}" || failed=1
-  echo "-- ${run%%:*}"
-  cat "$SANITIZE_DIR/${run%%:*}.log"
-done
-((failed == 0))
+at_once "$SANITIZE_DIR" \
+  "every-case:'$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests' --gtest_brief=1 --gtest_filter='-*CUDA*'" \
+  "capabilities:ctest --test-dir '$SANITIZE_DIR' --label-regex cpu_capability \
+    --parallel $(nproc) --output-on-failure"
 phase "done"
