@@ -56,7 +56,7 @@ at_once "$BUILD_DIR" \
 phase "pytest"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
 cd "$ROOT"
-"$VENV/bin/python" -m pytest python_tests -rfEs -q --durations=15 \
+"$VENV/bin/python" -m pytest python_tests -rfEs -q --durations=15 --junitxml="$BUILD_DIR/pytest.xml" \
   -n "${PYTEST_WORKERS:-$(nproc)}" --dist worksteal
 
 phase "GoogleTest CPU cases under AddressSanitizer + UndefinedBehaviorSanitizer"
