@@ -36,7 +36,8 @@ def _the_same_run_in_every_worker():
     # Set through torch's own switch, not inductor's flag alone: torch ties the flag to
     # torch.use_deterministic_algorithms, and Dynamo, restoring that switch at the end of every
     # frame it converts, writes the switch's value into the flag. The flag set alone held for the
-    # first compilation of each process only, so that a test comparing two generated programs
+    # first forward graph compiled in each process only (a backward graph, compiled later, and
+    # every graph after it ran with the flag off), so that a test comparing two generated programs
     # failed when it was the first to compile (the CUDA code records the mode). warn_only: an aten
     # op with no deterministic kernel warns instead of failing the test; uninitialized memory
     # stays unfilled as users see it, and cuBLAS gets the workspace setting its deterministic mode

@@ -1,7 +1,8 @@
 """A real model: torchvision's MobileNetV3-Large and -Small (nn.Hardsigmoid in every
 squeeze-excitation block), stock against a copy after hardsigmoid_ops.replace_hardsigmoid. Random
 weights from a fixed seed (nothing is downloaded). Bit for bit: eager inference, one training
-step's gradients (same dropout masks), the scripted, the exported and the compiled swapped model.
+step's gradients (same dropout masks), the scripted and the exported swapped model; compiled, the
+Large one (the Small one's blocks are the same kinds).
 On CUDA, cuDNN runs its deterministic algorithms, so that the convolutions repeat exactly."""
 
 import copy

@@ -11,12 +11,21 @@
 #   bash scripts/gpu_check.sh OUTDIR [tests-python|tests-cpp|tests|bench|ceiling|all]  (default: all)
 #
 # TORCH_PYTHON picks the Python whose torch to build against and test with (default python3).
+# PYTEST_WORKERS sets pytest's processes (default 14 in tests-python, 11 in tests and all, where
+# the C++ part shares the cores); PYTEST_DIST pytest-xdist's scheduling (default worksteal).
 # Where no GoogleTest is installed, put its sources in .deps/googletest. Each step's log ends in
 # OUTDIR; a failed step is reported and the others still run; the exit status is non-zero if any
 # step failed.
 set -uo pipefail
 OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"
 PART="${2:-all}"
+case "$PART" in
+  tests-python | tests-cpp | tests | bench | ceiling | all) ;;
+  *)
+    echo "gpu_check.sh: unknown part '$PART' (tests-python, tests-cpp, tests, bench, ceiling, all)" >&2
+    exit 2
+    ;;
+esac
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BUILD_DIR="${BUILD_DIR:-$ROOT/build-gpu}"
 export TORCH_PYTHON="${TORCH_PYTHON:-python3}"
@@ -65,10 +74,11 @@ step build bash "$ROOT/scripts/build.sh" "${gtest_args[@]}"
 # The proof in two parts, each within one eight-minute device call on a 16-core H200 machine
 # (docs/testing.md gives their times); `tests` runs both at once, where a call may run longer.
 # tests-python: the whole pytest suite on PYTEST_WORKERS processes (failures and skip reasons
-# listed, JUnit XML kept; PYTEST_DIST picks pytest-xdist's scheduling, default worksteal).
-# tests-cpp, five processes at once sharing the GPU: every GoogleTest case in one process (one
+# listed, JUnit XML kept).
+# tests-cpp, five lanes at once sharing the GPU: every GoogleTest case in one process (one
 # CUDA context, not one per case); the CTest entries that are not GoogleTest cases (the
-# per-capability CPU reruns, the round trips, the installed package, the benchmark's smoke test);
+# per-capability CPU reruns, the round trips, the installed package, the benchmark's smoke test;
+# four at a time);
 # the CUDA cases under each compute-sanitizer tool, in one process per test executable (memcheck
 # takes every case, racecheck and initcheck leave out the 4 GiB tensor above 2^31 elements, to
 # bound the run's time: memcheck covers it).

@@ -25,14 +25,14 @@ phase "build"
 # scripts/gpu_check.sh builds them where they are measured.
 bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 
-# Runs each "name:command" at once, its output in $1/name.log; then prints each log and fails if
-# any command failed.
+# Runs each "name:function" at once, the function's output in $1/name.log; then prints each log
+# and fails if any failed.
 at_once() {
   local dir="$1" entry failed=0
   shift
   local runs=()
   for entry in "$@"; do
-    bash -c "${entry#*:}" >"$dir/${entry%%:*}.log" 2>&1 &
+    "${entry#*:}" >"$dir/${entry%%:*}.log" 2>&1 &
     runs+=("${entry%%:*}:$!")
   done
   for entry in "${runs[@]}"; do
@@ -45,13 +45,17 @@ at_once() {
 
 # The cases in one process: CTest would start one per case (its way for a developer running
 # `ctest -R`), each loading libtorch again, minutes in all. Beside it, the CTest entries that are
-# not GoogleTest cases (round trips through separate programs, mostly waiting on one core each);
+# not GoogleTest cases (round trips through separate programs: a TorchScript model saved and run
+# from C++, an AOTInductor package compiled and loaded, an installed consumer configured and
+# built, the CPU benchmark's smoke run), whose compiler and CMake runs fill the gaps of the cases' single-threaded stretches;
 # not the reruns under aten's other CPU capabilities: they run in the sanitizer build, below.
+googletest_cases() { "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1; }
+other_ctest_entries() {
+  ctest --test-dir "$BUILD_DIR" --parallel "$(nproc)" --output-on-failure \
+    --label-exclude 'googletest|cpu_capability'
+}
 phase "GoogleTest, every case in one process, and the other CTest entries beside it"
-at_once "$BUILD_DIR" \
-  "googletest:'$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests' --gtest_brief=1" \
-  "ctest:ctest --test-dir '$BUILD_DIR' --parallel $(nproc) --output-on-failure \
-    --label-exclude 'googletest|cpu_capability'"
+at_once "$BUILD_DIR" googletest:googletest_cases ctest:other_ctest_entries
 
 phase "pytest"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
@@ -68,8 +72,12 @@ phase "GoogleTest CPU cases under AddressSanitizer + UndefinedBehaviorSanitizer"
 SANITIZE_DIR="${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 BUILD_DIR="$SANITIZE_DIR" BUILD_TARGETS=hardsigmoid_ops_tests bash "$ROOT/scripts/build.sh" \
   -DHARDSIGMOID_OPS_SANITIZE=ON -DHARDSIGMOID_OPS_WITH_CUDA=OFF
-at_once "$SANITIZE_DIR" \
-  "every-case:'$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests' --gtest_brief=1 --gtest_filter='-*CUDA*'" \
-  "capabilities:ctest --test-dir '$SANITIZE_DIR' --label-regex cpu_capability \
-    --parallel $(nproc) --output-on-failure"
+sanitized_cpu_cases() {
+  "$SANITIZE_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 --gtest_filter='-*CUDA*'
+}
+capability_reruns() {
+  ctest --test-dir "$SANITIZE_DIR" --label-regex cpu_capability --parallel "$(nproc)" \
+    --output-on-failure
+}
+at_once "$SANITIZE_DIR" every-case:sanitized_cpu_cases capabilities:capability_reruns
 phase "done"
