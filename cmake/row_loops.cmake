@@ -1,13 +1,21 @@
 # The CPU row loops (ops/cpu/row_loops.cpp), compiled once per instruction set as aten compiles
-# its own per-ISA kernels: CPU_CAPABILITY names the namespace and selects at::vec::Vectorized's
-# implementation, with aten's flags for it. -mf16c also under AVX512: aten's hardsigmoid runs its
-# AVX2 kernel there, whose scalar half conversions are F16C's. -ffp-contract=off: no FMA anywhere
-# (the formulas leave none to form; this keeps it so).
+# its own per-ISA kernels (its cmake/Codegen.cmake): CPU_CAPABILITY names the namespace and selects
+# at::vec::Vectorized's implementation, with aten's flags for it. This file is the one place that
+# knows the architecture: it lists the capabilities aten's build for it has.
+# x86-64: DEFAULT, AVX2, AVX512. -mf16c also under AVX512: aten's hardsigmoid runs its AVX2 kernel
+# there, whose scalar half conversions are F16C's. -ffp-contract=off: no FMA anywhere (the
+# formulas leave none to form; this keeps it so).
+# aarch64: DEFAULT (NEON, aten's -O3 alone) and SVE256. GCC's default contraction stays on, as in
+# aten's build: under DEFAULT it fuses a Vectorized a * b + c into one fmla and aten's own kernels
+# are compiled the same way, so the bits agree only if ours are too. Every unit including
+# DispatchStub.h needs HAVE_SVE*_CPU_DEFINITION and HAVE_ARM_BF16_CPU_DEFINITION, as aten's build
+# had, for at::native::CPUCapability to have aten's values (SVE256 = 1).
 # With them, ops/cpu/row_loop_tables.cpp (which loops this processor can run). All are object
 # libraries, named in the global property HARDSIGMOID_OPS_ROW_LOOP_TARGETS, and need nothing of
 # libtorch to link (only its headers to compile): the ExecuTorch kernel library links them too.
 set(_hardsigmoid_ops_capabilities DEFAULT)
 set(_hardsigmoid_ops_flags_DEFAULT "")
+set(_hardsigmoid_ops_arch_definitions "")
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   list(APPEND _hardsigmoid_ops_capabilities AVX2 AVX512)
   set(_hardsigmoid_ops_flags_AVX2 -mavx2 -mfma -mf16c)
@@ -16,7 +24,18 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   # bfloat16 conversions and clamps are inlined: 55 warnings in this file, none in its code.
   set(_hardsigmoid_ops_flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
                                     -Wno-maybe-uninitialized)
-  set(_hardsigmoid_ops_x86 HARDSIGMOID_OPS_X86_CAPABILITIES)
+  set(_hardsigmoid_ops_contraction -ffp-contract=off)
+  set(_hardsigmoid_ops_arch_definitions HARDSIGMOID_OPS_X86_CAPABILITIES)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+  list(APPEND _hardsigmoid_ops_capabilities SVE256)
+  set(_hardsigmoid_ops_flags_SVE256 -march=armv8-a+sve+bf16 -D__ARM_FEATURE_BF16
+                                    -DCPU_CAPABILITY_SVE -msve-vector-bits=256)
+  set(_hardsigmoid_ops_contraction "")
+  set(_hardsigmoid_ops_arch_definitions HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+  add_compile_definitions(HAVE_SVE_CPU_DEFINITION HAVE_SVE256_CPU_DEFINITION
+                          HAVE_ARM_BF16_CPU_DEFINITION)
+else()
+  set(_hardsigmoid_ops_contraction -ffp-contract=off)
 endif()
 
 # One object library of `source` per capability in `capabilities`, compiled into `target`.
@@ -32,7 +51,7 @@ function(_hardsigmoid_ops_add_per_capability target name source capabilities)
     # at::vec types handed to lambdas in one object; nothing here crosses that boundary.
     target_compile_options(${_objects} PRIVATE -Wall -Wextra -Wno-psabi
                                                ${_hardsigmoid_ops_flags_${capability}}
-                                               -ffp-contract=off -fno-trapping-math)
+                                               ${_hardsigmoid_ops_contraction} -fno-trapping-math)
     target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
     list(APPEND _all ${_objects})
   endforeach()
@@ -40,15 +59,15 @@ function(_hardsigmoid_ops_add_per_capability target name source capabilities)
 endfunction()
 
 function(hardsigmoid_ops_add_row_loops target)
-  set(_x86 ${_hardsigmoid_ops_x86})
+  set(_arch ${_hardsigmoid_ops_arch_definitions})
   set(_tables ${target}_row_loop_tables)
   add_library(${_tables} OBJECT ops/cpu/row_loop_tables.cpp)
   target_link_libraries(${_tables} PRIVATE ${TORCH_LIBRARIES})
   target_include_directories(${_tables} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_compile_definitions(${_tables} PRIVATE ${_x86})
+  target_compile_definitions(${_tables} PRIVATE ${_arch})
   target_compile_options(${_tables} PRIVATE -Wall -Wextra)
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_tables}>)
-  target_compile_definitions(${target} PRIVATE ${_x86})
+  target_compile_definitions(${target} PRIVATE ${_arch})
   set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_tables})
   _hardsigmoid_ops_add_per_capability(${target} row_loops ops/cpu/row_loops.cpp
                                       "${_hardsigmoid_ops_capabilities}")
@@ -56,14 +75,16 @@ function(hardsigmoid_ops_add_row_loops target)
 endfunction()
 
 # The quantized kernel's loops (ops/cpu/quantized_loops.cpp), per capability as the row loops
-# with their flags, for DEFAULT and AVX2 only: aten registers its quantized kernels for those two,
-# and an AVX512 process runs the AVX2 ones. They need libtorch (TensorIterator): the ExecuTorch
+# with their flags: on x86-64 for DEFAULT and AVX2 only (aten registers its quantized kernels for
+# those two, and an AVX512 process runs the AVX2 ones), on aarch64 for DEFAULT and SVE256. They need libtorch (TensorIterator): the ExecuTorch
 # kernel library does not link them. Named in the global property
 # HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS.
 function(hardsigmoid_ops_add_quantized_loops target)
   set(_capabilities DEFAULT)
-  if(_hardsigmoid_ops_x86)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     list(APPEND _capabilities AVX2)
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+    list(APPEND _capabilities SVE256)
   endif()
   _hardsigmoid_ops_add_per_capability(${target} quantized_loops ops/cpu/quantized_loops.cpp
                                       "${_capabilities}")

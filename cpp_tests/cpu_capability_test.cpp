@@ -1,4 +1,5 @@
-// The CPU row loops exist once per instruction set (DEFAULT, AVX2, AVX512) and follow aten's
+// The CPU row loops exist once per instruction set (DEFAULT, AVX2, AVX512 on x86-64; DEFAULT and
+// SVE256 on aarch64) and follow aten's
 // choice, which ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
 // (CMakeLists.txt). This case makes sure such a rerun really runs the loops it names.
 #include <ATen/ATen.h>
@@ -28,9 +29,13 @@ TEST(CpuCapability, LoopsFollowAten) {
   const bool have_it = std::any_of(runnable.begin(), runnable.end(), [&](cpu::Capability c) {
     return cpu::capability_name(c) == aten;
   });
-  // A capability the library lacks (or this processor cannot run) falls back to the DEFAULT
-  // loops.
-  EXPECT_EQ(cpu::capability_name(cpu::selected_capability()), have_it ? aten : "DEFAULT");
+  // Every capability aten selects on x86-64 and aarch64 is compiled in, and where aten runs it the
+  // library's own test of the processor must agree: a false "cannot run" would silently run
+  // the DEFAULT loops, whose bits differ from aten's wherever the vector widths split rows
+  // differently.
+  EXPECT_TRUE(have_it) << "aten runs " << aten << " here; the library's loops for it are "
+                       << "missing or judged not runnable";
+  EXPECT_EQ(cpu::capability_name(cpu::selected_capability()), aten);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ using cpu::Capability;
 
 Capability choose() {
   const char* requested = std::getenv("ATEN_CPU_CAPABILITY");
-  const Capability widest_first[] = {Capability::kAvx512, Capability::kAvx2, Capability::kDefault};
+  const Capability widest_first[] = {Capability::kAvx512, Capability::kAvx2, Capability::kSve256,
+                                     Capability::kDefault};
   for (Capability c : widest_first) {
     if (requested != nullptr && strcasecmp(requested, cpu::capability_name(c).c_str()) == 0 &&
         cpu::can_run(c)) {

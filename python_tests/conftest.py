@@ -102,6 +102,7 @@ def pytest_report_header(config):
     return [
         f"hardsigmoid_ops library: {LIBRARY}",
         f"hardsigmoid_ops random seed: {SEED} (replay with HARDSIGMOID_OPS_SEED={SEED})",
+        f"aten's CPU capability: {torch.backends.cpu.get_cpu_capability()}",
     ]
 
 

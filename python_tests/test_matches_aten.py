@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_identical, assert_only_view_written, assert_unchanged
+from hardsigmoid_testing.config import LARGE_NUMEL
 from hardsigmoid_testing.layouts import (
     LAYOUTS,
     READ_ONLY_LAYOUTS,
@@ -22,7 +23,7 @@ from hardsigmoid_testing.values import edge_values
 
 # Odd sizes: around vector widths and thread grain boundaries, empty, and one large enough for
 # several threads' worth of work (at::internal::GRAIN_SIZE is 32768).
-SIZES = [0, 1, 7, 83, 4097, 1 << 20]
+SIZES = [0, 1, 7, 83, 4097, LARGE_NUMEL]
 
 
 def _shape_cases(writable):

@@ -3,6 +3,8 @@ for bit, aten's conventions (inplace returns its input, out returns out), and ev
 a user takes them through: eager, autograd, torch.compile, torch.export, TorchScript."""
 
 import json
+import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -162,7 +164,11 @@ def test_functions_before_the_library_is_loaded_say_so(tmp_path):
         "except RuntimeError as e:\n"
         "    print('raised:', e)\n"
     )
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "pkg")}
+    # This process's environment (an emulated Python needs its loader's settings) without the
+    # library's path; torch from where this process has it, the package from the copy alone.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARDSIGMOID_OPS_")}
+    torch_home = pathlib.Path(torch.__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "pkg"), str(torch_home)])
     result = subprocess.run([sys.executable, "-c", script_text], env=env, capture_output=True,
                             text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -68,33 +68,52 @@ void set_output_quantization(const at::Tensor& t) {
                      at::make_per_tensor_affine_quantizer(q.scale, q.zero_point, t.scalar_type()));
 }
 
-// aten's quantized kernels are registered for DEFAULT and AVX2: a process where aten runs AVX2 or
-// AVX512 runs their AVX2 versions, whose vector width decides where the scalar tails fall.
-// Decided from aten's own capability, not from the row loops' choice, which may differ from it.
-bool aten_runs_avx2() {
+// The capability of aten's quantized kernel in this process. On x86-64 they are registered for
+// DEFAULT and AVX2: a process where aten runs AVX2 or AVX512 runs their AVX2 versions, whose
+// vector width decides where the scalar tails fall. On aarch64, DEFAULT and SVE256. Decided from
+// aten's own capability, not from the row loops' choice, which may differ from it.
+Capability quantized_capability() {
+  static const Capability capability = [] {
+    const std::string aten = at::get_cpu_capability();
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  static const bool avx2 = at::get_cpu_capability() != "DEFAULT" && can_run(Capability::kAvx2);
-  return avx2;
-#else
-  return false;
+    if (aten != "DEFAULT" && can_run(Capability::kAvx2)) return Capability::kAvx2;
+#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+    if (aten == "SVE256" && can_run(Capability::kSve256)) return Capability::kSve256;
 #endif
+    return Capability::kDefault;
+  }();
+  return capability;
 }
 
 }  // namespace
 
 void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out) {
+  switch (quantized_capability()) {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  if (aten_runs_avx2()) return AVX2::quantized_forward(self, out);
+    case Capability::kAvx2:
+      return AVX2::quantized_forward(self, out);
+#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+    case Capability::kSve256:
+      return SVE256::quantized_forward(self, out);
 #endif
-  DEFAULT::quantized_forward(self, out);
+    default:
+      return DEFAULT::quantized_forward(self, out);
+  }
 }
 
 std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
                                                   int64_t zero_point, Formula formula) {
+  switch (quantized_capability()) {
 #if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-  if (aten_runs_avx2()) return AVX2::quantized_table(dtype, scale, zero_point, formula);
+    case Capability::kAvx2:
+      return AVX2::quantized_table(dtype, scale, zero_point, formula);
+#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+    case Capability::kSve256:
+      return SVE256::quantized_table(dtype, scale, zero_point, formula);
 #endif
-  return DEFAULT::quantized_table(dtype, scale, zero_point, formula);
+    default:
+      return DEFAULT::quantized_table(dtype, scale, zero_point, formula);
+  }
 }
 
 OutputQuantization output_quantization(at::ScalarType dtype) {

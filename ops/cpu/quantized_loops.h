@@ -2,9 +2,9 @@
 // per-tensor quantized tensor into another of the same dtype (or into itself), quantized with the
 // op's fixed output parameters whatever `out`'s quantizer says (the caller sets it).
 //
-// Compiled once per instruction set from quantized_loops.cpp (DEFAULT and, on x86, AVX2: aten
-// registers its quantized kernels for those two, and an AVX512 process runs the AVX2 ones), each
-// into the namespace of its CPU_CAPABILITY.
+// Compiled once per instruction set from quantized_loops.cpp (DEFAULT and, on x86-64, AVX2: aten
+// registers its quantized kernels for those two, and an AVX512 process runs the AVX2 ones; on
+// aarch64 DEFAULT and SVE256), each into the namespace of its CPU_CAPABILITY.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -27,7 +27,7 @@ enum class Formula { kScalar, kVector };
 
 // The loops below of the capability aten's own choice selects (hardsigmoid_quantized.cpp): AVX2
 // where aten runs AVX2 or AVX512 (its quantized kernels' AVX512 slot is empty, so DispatchStub
-// falls back to AVX2), else DEFAULT; ATEN_CPU_CAPABILITY honoured.
+// falls back to AVX2), SVE256 where aten runs SVE256, else DEFAULT; ATEN_CPU_CAPABILITY honoured.
 void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out);
 std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
                                                   int64_t zero_point, Formula formula);
@@ -49,5 +49,10 @@ void quantized_forward(const at::Tensor& self, const at::Tensor& out);
 std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
                                          Formula formula);
 }  // namespace AVX2
+namespace SVE256 {
+void quantized_forward(const at::Tensor& self, const at::Tensor& out);
+std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
+                                         Formula formula);
+}  // namespace SVE256
 
 }  // namespace hardsigmoid_ops::cpu

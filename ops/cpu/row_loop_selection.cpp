@@ -8,10 +8,10 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// aten's choice, by its name ("AVX512", "AVX2", "DEFAULT", ...), within what this library has.
+// aten's choice, by its name ("AVX512", "AVX2", "SVE256", "DEFAULT"), within what this library has.
 Capability from_aten() {
   const std::string aten = at::get_cpu_capability();
-  for (Capability c : {Capability::kAvx512, Capability::kAvx2}) {
+  for (Capability c : {Capability::kAvx512, Capability::kAvx2, Capability::kSve256}) {
     if (aten == capability_name(c) && can_run(c)) return c;
   }
   return Capability::kDefault;

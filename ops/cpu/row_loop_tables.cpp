@@ -4,6 +4,11 @@
 // choice: row_loop_selection.cpp.
 #include "ops/cpu/row_loops.h"
 
+#if defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#endif
+
 namespace hardsigmoid_ops::cpu {
 
 bool can_run(Capability capability) {
@@ -19,6 +24,12 @@ bool can_run(Capability capability) {
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
              __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 #endif
+#if defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+    case Capability::kSve256:
+      // aten's test: SVE and BF16, and vectors of 256 bits (the length this process runs with).
+      return (getauxval(AT_HWCAP) & HWCAP_SVE) && (getauxval(AT_HWCAP2) & HWCAP2_BF16) &&
+             (prctl(PR_SVE_GET_VL) & PR_SVE_VL_LEN_MASK) == 32;
+#endif
     default:
       return false;
   }
@@ -30,6 +41,8 @@ std::string capability_name(Capability capability) {
       return "AVX2";
     case Capability::kAvx512:
       return "AVX512";
+    case Capability::kSve256:
+      return "SVE256";
     default:
       return "DEFAULT";
   }
@@ -37,7 +50,8 @@ std::string capability_name(Capability capability) {
 
 std::vector<Capability> runnable_capabilities() {
   std::vector<Capability> runnable;
-  for (Capability c : {Capability::kDefault, Capability::kAvx2, Capability::kAvx512}) {
+  for (Capability c :
+       {Capability::kDefault, Capability::kAvx2, Capability::kAvx512, Capability::kSve256}) {
     if (can_run(c)) runnable.push_back(c);
   }
   return runnable;
@@ -50,6 +64,10 @@ const RowLoopTable& runnable_row_loops(Capability capability) {
       return AVX2::row_loop_table();
     case Capability::kAvx512:
       return AVX512::row_loop_table();
+#endif
+#if defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
+    case Capability::kSve256:
+      return SVE256::row_loop_table();
 #endif
     default:
       return DEFAULT::row_loop_table();

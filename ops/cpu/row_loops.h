@@ -1,5 +1,6 @@
 // The CPU's innermost loops: hardsigmoid over one row of elements. They are compiled once per
-// instruction set from row_loops.cpp (DEFAULT, AVX2, AVX512: each into the namespace of its
+// instruction set from row_loops.cpp (DEFAULT, AVX2, AVX512 on x86-64; DEFAULT, which is NEON,
+// and SVE256 on aarch64: each into the namespace of its
 // CPU_CAPABILITY, as aten's own per-ISA kernels are) and chosen at run time as aten's DispatchStub
 // chooses, from at::get_cpu_capability(), which honours ATEN_CPU_CAPABILITY
 // (row_loop_selection.cpp). What is compiled in and runnable is told apart from that choice
@@ -48,7 +49,7 @@ struct RowLoopTable {
 // step: two 256-bit vectors of a 16-bit type are 32 elements).
 constexpr int64_t kRowLoopStepMultiple = 64;
 
-enum class Capability { kDefault, kAvx2, kAvx512 };
+enum class Capability { kDefault, kAvx2, kAvx512, kSve256 };
 
 // row_loop_tables.cpp (no libtorch):
 // Whether the capability is compiled into the library and this processor can run it.
@@ -57,7 +58,7 @@ bool can_run(Capability capability);
 // The capabilities compiled into the library that this processor can run, DEFAULT first.
 std::vector<Capability> runnable_capabilities();
 
-// aten's name for it: "DEFAULT", "AVX2", "AVX512".
+// aten's name for it: "DEFAULT", "AVX2", "AVX512", "SVE256".
 std::string capability_name(Capability capability);
 
 // The loops of the capability if it can run, else DEFAULT's.
@@ -79,6 +80,9 @@ namespace AVX2 {
 const RowLoopTable& row_loop_table();
 }
 namespace AVX512 {
+const RowLoopTable& row_loop_table();
+}
+namespace SVE256 {
 const RowLoopTable& row_loop_table();
 }
 
