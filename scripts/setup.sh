@@ -6,6 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
+source "$ROOT/scripts/downloads.sh"
 
 # Debian packages: the compiler and build tools, ccache (scripts/compile_cache.sh), GoogleTest,
 # Google Benchmark, clang-format, and nlohmann/json.hpp, which torch's functorch headers include
@@ -18,10 +19,8 @@ for p in "${packages[@]}"; do
 done
 if ((${#missing[@]})); then
   echo "setup: installing Debian packages: ${missing[*]}"
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+  apt_get update -q
+  apt_get install -y -q "${missing[@]}"
 fi
 
 # The virtual environment, reinstalled only when requirements.txt changes.
@@ -33,7 +32,7 @@ stamp="$VENV/.requirements.sha256"
 want="$(sha256sum "$ROOT/requirements.txt" | cut -d' ' -f1)"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   echo "setup: installing requirements.txt into $VENV (torch is a large download)"
-  "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -r "$ROOT/requirements.txt"
+  with_retries "$VENV/bin/python" -m pip install -q --upgrade pip
+  with_retries "$VENV/bin/python" -m pip install -q -r "$ROOT/requirements.txt"
   echo "$want" >"$stamp"
 fi

@@ -15,6 +15,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/compile_cache.sh"
+source "$ROOT/scripts/downloads.sh"
 OUT="${TORCH_VERSIONS_OUT:-$ROOT/build-torch-versions}"
 PINNED="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
 SUPPORTED=(2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
@@ -68,10 +69,10 @@ torchvision==$(torchvision_for "$version")"
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "torch_versions: installing torch $version into $venv" >&2
     [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv" || return 1
-    "$venv/bin/python" -m pip install -q --upgrade pip >&2 || return 1
-    "$venv/bin/python" -m pip install -q $requirements >&2 || return 1
+    with_retries "$venv/bin/python" -m pip install -q --upgrade pip >&2 || return 1
+    with_retries "$venv/bin/python" -m pip install -q $requirements >&2 || return 1
     if [[ -n "$executorch" ]]; then
-      "$venv/bin/python" -m pip install -q --no-deps $executorch >&2 || return 1
+      with_retries "$venv/bin/python" -m pip install -q --no-deps $executorch >&2 || return 1
     fi
     echo "$want" >"$stamp"
   fi
