@@ -5,11 +5,11 @@
 # aten's aarch64 CPU capabilities: DEFAULT (NEON) and SVE256 (qemu's CPU with 256-bit SVE):
 #   - every CPU GoogleTest case but the >2^31-element one (see below), against the aarch64 aten;
 #   - a pytest selection that proves the bits (python_tests/aarch64_selection.txt);
+#   - CTest's torchscript_round_trip: models scripted by the aarch64 torch, loaded and run by a C++
+#     program (its int8 model made for qnnpack, the ARM engine);
 #   - a .pte exported on this machine (the newest torch release's environment,
 #     scripts/torch_versions.sh), run by run_pte built for aarch64, byte-equal to eager aten's
 #     output computed by the aarch64 torch.
-# Not run here yet: CTest's torchscript_round_trip (its int8 model's conversion fails in the
-# aarch64 torch).
 # Emulation proves bits, never speed: nothing here is timed as a claim.
 #
 #   bash scripts/aarch64_check.sh [setup|default|sve256|all]
@@ -29,6 +29,7 @@ CACHE="${HARDSIGMOID_OPS_AARCH64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hardsigm
 BUILD_DIR="${AARCH64_BUILD_DIR:-$ROOT/build-aarch64}"
 NEWEST="${HARDSIGMOID_OPS_NEWEST_TORCH:-2.15.0}"
 phase() { echo "== $* (at $SECONDS s)"; }
+source "$ROOT/scripts/downloads.sh"
 sudo_cmd=()
 [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
 
@@ -48,8 +49,8 @@ for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+  apt_get update -q
+  apt_get install -y -q "${missing[@]}"
 fi
 bash "$ROOT/scripts/setup.sh" # cmake, ninja, the compiler cache, the pinned x86-64 environment
 # aarch64 programs started directly (CTest's scripts run them so): the kernel hands them to
@@ -66,10 +67,15 @@ root_packages=(python3.11 libpython3.11-stdlib libstdc++6 libgomp1 zlib1g)
 ARM_ROOT="$CACHE/root-bookworm-$(echo "${root_packages[*]}" | sha256sum | cut -c1-12)"
 if [[ ! -x "$ARM_ROOT/usr/bin/python3.11" ]]; then
   phase "setup: the arm64 root"
-  rm -rf "$ARM_ROOT" "$ARM_ROOT.partial"
+  rm -rf "$ARM_ROOT"
   mkdir -p "$CACHE"
-  mmdebstrap --quiet --variant=extract --arch=arm64 --include="$(IFS=,; echo "${root_packages[*]}")" \
-    bookworm "$ARM_ROOT.partial"
+  # shellcheck disable=SC2317 # run by with_retries
+  arm_root() {
+    rm -rf "$ARM_ROOT.partial"
+    mmdebstrap --quiet --variant=extract --arch=arm64 --aptopt='Acquire::Retries "5"' \
+      --include="$(IFS=,; echo "${root_packages[*]}")" bookworm "$ARM_ROOT.partial"
+  }
+  with_retries arm_root
   mv "$ARM_ROOT.partial" "$ARM_ROOT"
 fi
 
@@ -80,9 +86,14 @@ for v in $(seq 17 39); do platforms+=(--platform "manylinux_2_${v}_aarch64"); do
 aarch64_pip() {
   local target="$1"
   shift
-  rm -rf "$target" "$target.partial"
-  "$ROOT/.venv/bin/python" -m pip install -q --target "$target.partial" --only-binary=:all: \
-    --python-version 3.11 --implementation cp "${platforms[@]}" "$@"
+  rm -rf "$target"
+  # shellcheck disable=SC2317 # run by with_retries
+  install_into_partial() {
+    rm -rf "$target.partial"
+    "$ROOT/.venv/bin/python" -m pip install -q --target "$target.partial" --only-binary=:all: \
+      --python-version 3.11 --implementation cp "${platforms[@]}" "$@"
+  }
+  with_retries install_into_partial "$@"
   mv "$target.partial" "$target"
 }
 SITE="$CACHE/site-torch-$TORCH-$(echo "${TEST_TOOLS[*]}" | sha256sum | cut -c1-12)"
@@ -121,7 +132,7 @@ cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
   -DHARDSIGMOID_OPS_WITH_EXECUTORCH=ON -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF >"$CACHE/configure.log" 2>&1 ||
   { cat "$CACHE/configure.log"; exit 1; }
 cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target hardsigmoid_ops hardsigmoid_ops_tests \
-  hardsigmoid_ops_executorch hardsigmoid_ops_executorch_tests run_pte
+  hardsigmoid_ops_executorch hardsigmoid_ops_executorch_tests run_pte run_torchscript_models
 
 # The .pte programs, exported on this machine by the newest torch release's environment (the one
 # ExecuTorch's Python side runs with) and the library built for it: scripts/torch_versions.sh's,
@@ -171,6 +182,8 @@ for capability in "${capabilities[@]}"; do
   phase "$capability: pytest (python_tests/aarch64_selection.txt)"
   (cd "$ROOT" && "$PYTHON_AARCH64" -m pytest "${selection[@]}" -q -p no:cacheprovider -rfEs \
     -n "$(nproc)" -k "$not_here" --junitxml="$BUILD_DIR/pytest-$capability.xml") || failed=1
+  phase "$capability: TorchScript from Python to C++"
+  ctest --test-dir "$BUILD_DIR" -R '^torchscript_round_trip$' --output-on-failure || failed=1
   phase "$capability: the ExecuTorch kernel on ExecuTorch's tensors, and run_pte"
   "$BUILD_DIR/cpp_tests/hardsigmoid_ops_executorch_tests" --gtest_brief=1 || failed=1
   pairs=()

@@ -13,7 +13,10 @@
 #include <torch/cuda.h>
 #include <torch/script.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -62,9 +65,32 @@ bool train_one_step(const std::string& dir, const c10::Device& device) {
   return same;
 }
 
-// The int8 model (the x86 quantized engine, aten's default on x86; CPU only, as quantized
-// tensors are in aten).
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Sets the quantized engine the int8 models were made for (int8_engine.txt, written by
+// save_models.py: x86 on x86-64, qnnpack on ARM): a quantized convolution's weights are packed
+// for the current engine when the model is loaded. False where this torch has no such engine.
+bool use_int8_engine(const std::string& dir) {
+  std::ifstream file(dir + "/int8_engine.txt");
+  std::string name;
+  file >> name;
+  for (const at::QEngine engine : at::globalContext().supportedQEngines()) {
+    if (lower(c10::toString(engine)) == name) {
+      at::globalContext().setQEngine(engine);
+      return true;
+    }
+  }
+  std::printf("int8_scripted.pt  : quantized engine '%s' is not supported by this torch\n",
+              name.c_str());
+  return false;
+}
+
+// The int8 model (CPU only, as quantized tensors are in aten), under the engine it was made for.
 bool check_int8(const std::string& dir) {
+  if (!use_int8_engine(dir)) return false;
   torch::jit::Module model = torch::jit::load(dir + "/int8_scripted.pt");
   torch::jit::Module reference = torch::jit::load(dir + "/int8_aten.pt");
   model.eval();
@@ -72,8 +98,9 @@ bool check_int8(const std::string& dir) {
   const torch::Tensor x = torch::randn({4, 3, 20, 24}) * 2;
   torch::NoGradGuard no_grad;
   const bool same = torch::equal(model.forward({x}).toTensor(), reference.forward({x}).toTensor());
-  std::printf("%-18s on %-6s: %s\n", "int8_scripted.pt", "cpu",
-              same ? "equal to aten's model" : "DIFFERS from aten's model");
+  std::printf("%-18s on %-6s: %s (%s engine)\n", "int8_scripted.pt", "cpu",
+              same ? "equal to aten's model" : "DIFFERS from aten's model",
+              lower(c10::toString(at::globalContext().qEngine())).c_str());
   return same;
 }
 

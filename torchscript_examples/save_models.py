@@ -4,7 +4,8 @@ The inference model is a small convolution block gated by hardsigmoid, with an i
 hardsigmoid on an intermediate; the training model is two convolutions with an in-place
 hardsigmoid between them (nn.Hardsigmoid(inplace=True)'s place in MobileNetV3), trained one step
 from C++; the int8 model is a convolution gated by hardsigmoid on quantized tensors, quantized
-by eager mode quantization with the x86 engine's qconfig. Seven files are written to OUTDIR:
+by eager mode quantization with the qconfig of the architecture's engine (x86 on x86-64, qnnpack
+on ARM). Eight files are written to OUTDIR:
   gate_scripted.pt   torch.jit.script of the model calling torch.ops.hardsigmoid_ops
   gate_traced.pt     torch.jit.trace of the same model (same weights)
   gate_aten.pt       the same model and weights with aten's hardsigmoid: the reference
@@ -12,10 +13,12 @@ by eager mode quantization with the x86 engine's qconfig. Seven files are writte
   block_aten.pt      the same model and weights with aten's in-place hardsigmoid
   int8_scripted.pt   torch.jit.script of the int8 model calling torch.ops.hardsigmoid_ops
   int8_aten.pt       the same int8 model (weights, calibration) with aten's hardsigmoid
+  int8_engine.txt    the quantized engine the int8 models were made for, which the loader sets
 Usage: python save_models.py LIBRARY OUTDIR
 """
 
 import pathlib
+import platform
 import sys
 import warnings
 
@@ -79,10 +82,19 @@ class Int8Gate(torch.nn.Module):
         return self.dequant(h)
 
 
-def int8(model, calibration):
-    """The model quantized in eager mode with the x86 engine's default qconfig."""
+def int8_engine() -> str:
+    """The quantized engine of this architecture: x86 on x86-64, qnnpack on ARM.
+
+    The aarch64 torch also lists x86 and reports it as its default engine, but lacks that
+    engine's convolution prepack: a model converted for x86 fails there.
+    """
+    return "qnnpack" if platform.machine().lower() in ("aarch64", "arm64") else "x86"
+
+
+def int8(model, calibration, engine):
+    """The model quantized in eager mode with the engine's default qconfig."""
     model.eval()
-    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    model.qconfig = torch.ao.quantization.get_default_qconfig(engine)
     torch.ao.quantization.prepare(model, inplace=True)
     with torch.no_grad():
         model(calibration)
@@ -112,11 +124,13 @@ def main():
         int8_ours, int8_aten = Int8Gate(use_ops=True), Int8Gate(use_ops=False)
         int8_aten.load_state_dict(int8_ours.state_dict())
         calibration = torch.randn(8, 3, 16, 16) * 2
-        torch.backends.quantized.engine = "x86"
-        torch.jit.save(torch.jit.script(int8(int8_ours, calibration)), outdir / "int8_scripted.pt")
-        torch.jit.save(torch.jit.script(int8(int8_aten, calibration)), outdir / "int8_aten.pt")
+        engine = int8_engine()
+        torch.backends.quantized.engine = engine
+        for model, name in ((int8_ours, "int8_scripted.pt"), (int8_aten, "int8_aten.pt")):
+            torch.jit.save(torch.jit.script(int8(model, calibration, engine)), outdir / name)
+        (outdir / "int8_engine.txt").write_text(engine + "\n")
     print(f"saved gate_scripted.pt, gate_traced.pt, gate_aten.pt, block_scripted.pt, "
-          f"block_aten.pt, int8_scripted.pt, int8_aten.pt in {outdir}")
+          f"block_aten.pt, int8_scripted.pt, int8_aten.pt ({engine}), int8_engine.txt in {outdir}")
 
 
 if __name__ == "__main__":
