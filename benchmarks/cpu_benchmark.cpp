@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -289,6 +290,9 @@ int main(int argc, char** argv) {
   at::manual_seed(0);
   benchmark::AddCustomContext("torch_version", TORCH_VERSION);
   benchmark::AddCustomContext("aten_cpu_capability", at::get_cpu_capability());
+  // The 8-bit quantized table's lookup, where a run names one (else the processor's fastest).
+  const char* byte_lookup = std::getenv("HARDSIGMOID_OPS_BYTE_LOOKUP");
+  benchmark::AddCustomContext("byte_lookup", byte_lookup && *byte_lookup ? byte_lookup : "fastest");
   for (const Case& c : all_cases()) {
     // Manual time, from the wall clock: the work runs on OpenMP threads whose CPU time the main
     // thread's clock misses.

@@ -16,8 +16,12 @@
 set(_hardsigmoid_ops_capabilities DEFAULT)
 set(_hardsigmoid_ops_flags_DEFAULT "")
 set(_hardsigmoid_ops_arch_definitions "")
+# aten registers its quantized kernels for fewer: on x86-64 DEFAULT and AVX2 only (an AVX512
+# process runs the AVX2 ones).
+set(_hardsigmoid_ops_quantized_capabilities DEFAULT)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   list(APPEND _hardsigmoid_ops_capabilities AVX2 AVX512)
+  list(APPEND _hardsigmoid_ops_quantized_capabilities AVX2)
   set(_hardsigmoid_ops_flags_AVX2 -mavx2 -mfma -mf16c)
   # GCC 12 warns -Wmaybe-uninitialized inside its own avx512fintrin.h (the undefined
   # pass-through operand of _mm512_cvtepu16_epi32 and others) wherever at::vec's AVX512
@@ -28,6 +32,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set(_hardsigmoid_ops_arch_definitions HARDSIGMOID_OPS_X86_CAPABILITIES)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   list(APPEND _hardsigmoid_ops_capabilities SVE256)
+  list(APPEND _hardsigmoid_ops_quantized_capabilities SVE256)
   set(_hardsigmoid_ops_flags_SVE256 -march=armv8-a+sve+bf16 -D__ARM_FEATURE_BF16
                                     -DCPU_CAPABILITY_SVE -msve-vector-bits=256)
   set(_hardsigmoid_ops_contraction "")
@@ -75,19 +80,12 @@ function(hardsigmoid_ops_add_row_loops target)
 endfunction()
 
 # The quantized kernel's loops (ops/cpu/quantized_loops.cpp), per capability as the row loops
-# with their flags: on x86-64 for DEFAULT and AVX2 only (aten registers its quantized kernels for
-# those two, and an AVX512 process runs the AVX2 ones), on aarch64 for DEFAULT and SVE256. They need libtorch (TensorIterator): the ExecuTorch
-# kernel library does not link them. Named in the global property
-# HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS.
+# with their flags, for the capabilities aten has quantized kernels for. They need libtorch
+# (TensorIterator): the ExecuTorch kernel library does not link them. Named in the global
+# property HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS.
 function(hardsigmoid_ops_add_quantized_loops target)
-  set(_capabilities DEFAULT)
-  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-    list(APPEND _capabilities AVX2)
-  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
-    list(APPEND _capabilities SVE256)
-  endif()
   _hardsigmoid_ops_add_per_capability(${target} quantized_loops ops/cpu/quantized_loops.cpp
-                                      "${_capabilities}")
+                                      "${_hardsigmoid_ops_quantized_capabilities}")
   set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS
                                       ${_per_capability_targets})
 endfunction()

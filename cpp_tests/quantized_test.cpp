@@ -7,10 +7,13 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "ops/cpu/byte_table.h"
+#include "ops/cpu/hardsigmoid_quantized.h"
 #include "ops/cpu/quantized_loops.h"
 #include "ops/hardsigmoid.h"
 #include "test_support.h"
@@ -146,9 +149,10 @@ TEST(Quantized, OutMatchesAten) {
   });
 }
 
-// Where an 8-bit input's two tables agree, the op takes a byte lookup from 2^14 elements: the
-// arithmetic (quantized_loops.cpp) is then compared with aten here directly, on inputs large
-// enough to be split between threads, with tails off every vector boundary.
+// Where an 8-bit input's two tables agree, the op takes a byte lookup from 2^10 to 2^14 elements
+// (byte_table.cpp's table_from_elements, by lookup): the arithmetic (quantized_loops.cpp) is then
+// compared with aten here directly, on inputs large enough to be split between threads, with tails
+// off every vector boundary.
 TEST(Quantized, ArithmeticMatchesAtenAtEverySize) {
   HARDSIGMOID_SEED_THIS_TEST();
   namespace cpu = hardsigmoid_ops::cpu;
@@ -197,6 +201,78 @@ TEST(Quantized, TablesAreAtensFormulas) {
       };
       EXPECT_TRUE(at::equal(table(cpu::Formula::kVector), vector)) << scale << " " << zero_point;
       EXPECT_TRUE(at::equal(table(cpu::Formula::kScalar), scalar)) << scale << " " << zero_point;
+    }
+  }
+}
+
+// Each byte lookup this processor runs, forced, under every engine: the functional, in-place and
+// out ops on 8-bit inputs holding all 256 codes, contiguous and strided, at the size from which
+// that lookup is taken, give aten's codes; and the op takes the table there (QNNPACK's under that
+// engine for QUInt8) and aten's arithmetic one element below, so that a lookup or a threshold
+// silently not taken fails here.
+TEST(Quantized, EveryByteLookupGivesAtensCodes) {
+  HARDSIGMOID_SEED_THIS_TEST();
+  namespace cpu = hardsigmoid_ops::cpu;
+  for (const cpu::ByteLookup lookup : cpu::kByteLookups) {
+    if (!cpu::can_run(lookup)) continue;
+    SCOPED_TRACE(cpu::byte_lookup_name(lookup));
+    const int64_t from = cpu::table_from_elements(lookup);
+    int lines_taken = 0;  // AVX2's line: the tables drawn below that a line was found for
+    under_each_engine([&] {
+      for (const at::ScalarType dtype : {at::kQUInt8, at::kQInt8}) {
+        SCOPED_TRACE(c10::toString(dtype));
+        // Rows of 2 * from + 1 elements, the first row's first 256 every code; 3 rows, or for
+        // AVX2's line enough for it to be fitted (kLineFromElements).
+        // A scale that leaves some 100 - 300 codes between the clamps, so that the table has as
+        // many distinct entries (a wrong row then gives a wrong code), and a zero point near the
+        // middle of the range.
+        const double scale = 0.02 + 0.04 * at::rand({1}, at::kDouble).item<double>();
+        const int64_t middle = dtype == at::kQUInt8 ? 128 : 0;
+        const int64_t zero_point = middle + at::randint(-20, 21, {1}, at::kLong).item<int64_t>();
+        const int64_t rows = lookup == cpu::ByteLookup::kAvx2Line
+                                 ? std::max<int64_t>(3, cpu::kLineFromElements / (2 * from + 1) + 1)
+                                 : 3;
+        const at::Tensor codes = random_quantized(dtype, {rows, 2 * from + 1}).int_repr();
+        codes.view(at::kByte).select(0, 0).slice(0, 0, 256).copy_(
+            at::arange(0, 256, at::kLong).to(at::kByte));
+        const at::Tensor q = at::_make_per_tensor_quantized_tensor(codes, scale, zero_point);
+        const bool qnnpack =
+            at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8;
+        const cpu::OutputQuantization output = cpu::output_quantization(dtype);
+        const auto path = [&](const at::Tensor& self) {
+          const at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(),
+                                                             output.scale, output.zero_point);
+          return cpu::quantized_forward(self, out, lookup);
+        };
+        EXPECT_EQ(path(q),
+                  qnnpack ? cpu::QuantizedPath::kQnnpackTable : cpu::QuantizedPath::kFormulaTable);
+        if (!qnnpack) {
+          const auto table = cpu::agreeing_quantized_table(dtype, scale, zero_point);
+          ASSERT_TRUE(table);
+          lines_taken += cpu::prepare_table(lookup, table->data(), q.numel()).lookup ==
+                         cpu::ByteLookup::kAvx2Line;
+        }
+        EXPECT_EQ(path(q.flatten().slice(0, 0, from - 1)),
+                  qnnpack ? cpu::QuantizedPath::kQnnpackTable : cpu::QuantizedPath::kArithmetic);
+        for (const at::Tensor& self : {q, q.t(), q.slice(1, 0, q.size(1), 2)}) {
+          SCOPED_TRACE(self.is_contiguous() ? "contiguous" : "strided");
+          EXPECT_TRUE(
+              same_quantized(cpu::hardsigmoid_quantized(self, lookup), at::hardsigmoid(self)));
+          at::Tensor ours = self.clone(), theirs = self.clone();
+          cpu::hardsigmoid_quantized_(ours, lookup);
+          at::hardsigmoid_(theirs);
+          EXPECT_TRUE(same_quantized(ours, theirs));
+          at::Tensor out = random_quantized(dtype, self.sizes());
+          at::Tensor aten_out = out.clone();
+          cpu::hardsigmoid_quantized_out(self, out, lookup);
+          at::hardsigmoid_out(aten_out, self);
+          EXPECT_TRUE(same_quantized(out, aten_out));
+        }
+      }
+    });
+    // A line is found for all but about 1 in 1000 of aten's tables (byte_lookups_test.cpp).
+    if (lookup == cpu::ByteLookup::kAvx2Line) {
+      EXPECT_GT(lines_taken, 0);
     }
   }
 }

@@ -157,10 +157,10 @@ def _tree_file_names():
 
 
 def _exists(path):
-    """A tree path, a `::test` suffix and a `.*` family of files allowed."""
+    """A tree path, a `::test` suffix and a family of files by `*` (`byte_table.*`) allowed."""
     path = path.split("::", 1)[0].rstrip(",.;:")
-    if path.endswith(".*"):
-        return any((REPO_ROOT / path).parent.glob((REPO_ROOT / path).name))
+    if "*" in path:
+        return any(REPO_ROOT.glob(path))
     return (REPO_ROOT / path).exists()
 
 

@@ -16,50 +16,10 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// Elements from which a table is worth building when aten's formulas are computed (two 256-entry
-// tables, about a microsecond, against the arithmetic on every element). See forward().
-constexpr int64_t kTableFromElements = 1 << 14;
-
 // Whether aten's QNNPACK path computes this QUInt8 input (rather than refuse it).
 bool qnnpack_takes(const at::Tensor& self) {
   const float scale = static_cast<float>(self.q_scale());
   return self.dim() > 0 && scale > 0 && std::isnormal(scale);
-}
-
-// out = hardsigmoid(self), quantized with output_quantization's parameters; out may be self.
-//
-// An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
-// element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table,
-// which is the scalar formula's with the zero point taken as a uint8_t (one outside [0, 255]
-// wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
-// positive, and divides by zero on empty input: ours gives those the other engines' result.
-// Under the other engines aten applies the vector formula to some elements and the scalar one to
-// others (quantized_loops.cpp): where the two agree on all 256 codes of this input's scale and
-// zero point, which both tables show, every element's result is the table's, and a byte lookup
-// gives aten's bits at a fraction of the arithmetic's cost. Where they differ on any code (none
-// was found for the 8-bit types, but it is not excluded), aten's arithmetic runs element for
-// element. QInt32 always takes the arithmetic.
-void forward(const at::Tensor& self, const at::Tensor& out) {
-  if (self.numel() == 0) return;
-  const at::ScalarType dtype = self.scalar_type();
-  const int64_t zero_point = self.q_zero_point();
-  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
-      qnnpack_takes(self)) {
-    const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
-    apply_byte_table(
-        selected_quantized_table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
-        out);
-    return;
-  }
-  if (dtype != at::kQInt32 && byte_table_is_vectorized() && self.numel() >= kTableFromElements) {
-    const double scale = self.q_scale();
-    const auto scalar = selected_quantized_table(dtype, scale, zero_point, Formula::kScalar);
-    if (scalar == selected_quantized_table(dtype, scale, zero_point, Formula::kVector)) {
-      apply_byte_table(scalar, self, out);
-      return;
-    }
-  }
-  selected_quantized_forward(self, out);
 }
 
 void set_output_quantization(const at::Tensor& t) {
@@ -86,6 +46,46 @@ Capability quantized_capability() {
 }
 
 }  // namespace
+
+// An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
+// element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table,
+// which is the scalar formula's with the zero point taken as a uint8_t (one outside [0, 255]
+// wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
+// positive, and divides by zero on empty input: ours gives those the other engines' result.
+// Under the other engines aten applies the vector formula to some elements and the scalar one to
+// others (quantized_loops.cpp): where the two agree on all 256 codes of this input's scale and
+// zero point, which both tables show, every element's result is the table's, and a byte lookup
+// gives aten's bits at a fraction of the arithmetic's cost, from the size where the lookup's
+// speed pays for building the tables (table_from_elements). Where they differ on any code (none
+// was found for the 8-bit types, but it is not excluded), aten's arithmetic runs element for
+// element. QInt32 always takes the arithmetic.
+QuantizedPath quantized_forward(const at::Tensor& self, const at::Tensor& out,
+                                std::optional<ByteLookup> named) {
+  if (self.numel() == 0) return QuantizedPath::kArithmetic;
+  const at::ScalarType dtype = self.scalar_type();
+  const int64_t zero_point = self.q_zero_point();
+  if (dtype == at::kQInt32) {
+    selected_quantized_forward(self, out);
+    return QuantizedPath::kArithmetic;
+  }
+  const ByteLookup lookup = named ? *named : chosen_byte_lookup();
+  if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
+      qnnpack_takes(self)) {
+    const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
+    apply_byte_table(
+        selected_quantized_table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
+        out, lookup);
+    return QuantizedPath::kQnnpackTable;
+  }
+  if (self.numel() >= table_from_elements(lookup)) {
+    if (const auto table = agreeing_quantized_table(dtype, self.q_scale(), zero_point)) {
+      apply_byte_table(*table, self, out, lookup);
+      return QuantizedPath::kFormulaTable;
+    }
+  }
+  selected_quantized_forward(self, out);
+  return QuantizedPath::kArithmetic;
+}
 
 void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out) {
   switch (quantized_capability()) {
@@ -116,6 +116,15 @@ std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double s
   }
 }
 
+std::optional<std::array<uint8_t, 256>> agreeing_quantized_table(at::ScalarType dtype, double scale,
+                                                                 int64_t zero_point) {
+  auto scalar = selected_quantized_table(dtype, scale, zero_point, Formula::kScalar);
+  if (scalar != selected_quantized_table(dtype, scale, zero_point, Formula::kVector)) {
+    return std::nullopt;
+  }
+  return scalar;
+}
+
 OutputQuantization output_quantization(at::ScalarType dtype) {
   switch (dtype) {
     case at::kQUInt8:
@@ -127,38 +136,39 @@ OutputQuantization output_quantization(at::ScalarType dtype) {
   }
 }
 
-at::Tensor hardsigmoid_quantized(const at::Tensor& self) {
+at::Tensor hardsigmoid_quantized(const at::Tensor& self, std::optional<ByteLookup> lookup) {
   checks::check_quantized_input("hardsigmoid", "self", self);
   const OutputQuantization q = output_quantization(self.scalar_type());
   // aten's layout: the input's suggested memory format, dense.
   at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(), q.scale, q.zero_point,
                                                self.suggest_memory_format());
-  forward(self, out);
+  quantized_forward(self, out, lookup);
   return out;
 }
 
-void hardsigmoid_quantized_(const at::Tensor& self) {
+void hardsigmoid_quantized_(const at::Tensor& self, std::optional<ByteLookup> lookup) {
   checks::check_quantized_input("hardsigmoid_", "self", self);
   checks::check_no_internal_overlap("hardsigmoid_", "self", self);
   if (self.is_contiguous(self.suggest_memory_format())) {
     // The functional op's output would be laid out as self is: written in place, the elements
     // meet the same formulas, without a new tensor and a copy.
-    forward(self, self);
+    quantized_forward(self, self, lookup);
     set_output_quantization(self);
     return;
   }
-  self.copy_(hardsigmoid_quantized(self));  // copy_ gives self the result's quantizer
+  self.copy_(hardsigmoid_quantized(self, lookup));  // copy_ gives self the result's quantizer
 }
 
-void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out) {
+void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out,
+                               std::optional<ByteLookup> lookup) {
   checks::check_quantized_out("hardsigmoid_out", self, out);
   checks::check_no_internal_overlap("hardsigmoid_out", "out", out);
   checks::check_no_partial_overlap("hardsigmoid_out", self, out);
   if (out.is_same(self)) {
-    hardsigmoid_quantized_(self);
+    hardsigmoid_quantized_(self, lookup);
     return;
   }
-  out.copy_(hardsigmoid_quantized(self));
+  out.copy_(hardsigmoid_quantized(self, lookup));
 }
 
 at::Tensor hardsigmoid_quantized_backward(const at::Tensor& grad_output, const at::Tensor& self) {

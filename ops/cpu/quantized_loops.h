@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace hardsigmoid_ops::cpu {
 
@@ -31,6 +32,10 @@ enum class Formula { kScalar, kVector };
 void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out);
 std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
                                                   int64_t zero_point, Formula formula);
+// The scalar formula's table where the vector formula's is the same, so that every element's
+// result is its entry wherever the element falls; nullopt where the two differ on any code.
+std::optional<std::array<uint8_t, 256>> agreeing_quantized_table(at::ScalarType dtype, double scale,
+                                                                 int64_t zero_point);
 
 // out = hardsigmoid(self) with aten's x86 / fbgemm / onednn arithmetic: the vector formula in the
 // vector loop and the scalar one in its tails, on the elements where aten's TensorIterator puts
