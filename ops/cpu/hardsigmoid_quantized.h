@@ -4,8 +4,9 @@
 // are quantized_loops.h's, the 8-bit types' table byte_table.h's.
 //
 // `lookup`: the byte table's loop where an 8-bit input takes the table, which a test or study may
-// name (it must be runnable); by default the process's choice, asked for only where a table is
-// applied (so that a refused HARDSIGMOID_OPS_BYTE_LOOKUP fails those calls alone).
+// name (it must be runnable); by default the process's choice, asked for at every non-empty 8-bit
+// call (the size from which the table is taken depends on it), so that a refused
+// HARDSIGMOID_OPS_BYTE_LOOKUP fails those calls and leaves qint32 and empty tensors alone.
 #pragma once
 
 #include <ATen/core/Tensor.h>
