@@ -9,9 +9,19 @@ include(CMakePackageConfigHelpers)
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
 # The installed library finds libtorch (and the CUDA libraries) where it was linked against them,
 # or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it.
-set_target_properties(hardsigmoid_ops PROPERTIES
-  INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib;$ORIGIN/../../torch/lib"
-  INSTALL_RPATH_USE_LINK_PATH ON)
+# A wheel's library (pip's build, SKBUILD) names no folder of the machine that built it: only the
+# torch wheel beside it and that wheel's CUDA runtime (nvidia/cuXY/lib).
+if(SKBUILD)
+  set(_rpath "$ORIGIN/../../torch/lib")
+  if(HARDSIGMOID_OPS_WITH_CUDA)
+    list(APPEND _rpath "$ORIGIN/../../nvidia/cu${CUDAToolkit_VERSION_MAJOR}/lib")
+  endif()
+  set_target_properties(hardsigmoid_ops PROPERTIES INSTALL_RPATH "${_rpath}")
+else()
+  set_target_properties(hardsigmoid_ops PROPERTIES
+    INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib;$ORIGIN/../../torch/lib"
+    INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 # What the library was built against, read by the Python package before it loads the library, so
 # that a torch of another version gets an error naming both instead of a missing symbol.
@@ -20,9 +30,14 @@ if(HARDSIGMOID_OPS_WITH_CUDA)
 else()
   set(_with_cuda false)
 endif()
+# The CUDA code it holds (cmake/cuda_architectures.cmake) and the processor it runs on, for
+# hardsigmoid_ops.build_info().
+hardsigmoid_ops_json_names(_sass sm ${HARDSIGMOID_OPS_CUDA_SASS})
+hardsigmoid_ops_json_names(_ptx compute ${HARDSIGMOID_OPS_CUDA_PTX})
 set(_build_record "$<TARGET_FILE_DIR:hardsigmoid_ops>/hardsigmoid_ops_build.json")
 file(GENERATE OUTPUT "${_build_record}"
-  CONTENT "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}}\n")
+  CONTENT "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}, \
+\"cuda_sass\": ${_sass}, \"cuda_ptx\": ${_ptx}, \"processor\": \"${CMAKE_SYSTEM_PROCESSOR}\"}\n")
 
 install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -114,8 +114,10 @@ export QEMU_LD_PREFIX="$ARM_ROOT"
 PYTHON_AARCH64="$CACHE/python3-aarch64"
 cat >"$PYTHON_AARCH64" <<EOF
 #!/usr/bin/env bash
-# Python 3.11 for aarch64 under qemu-aarch64, with torch $TORCH (scripts/aarch64_check.sh).
-export QEMU_LD_PREFIX="$ARM_ROOT" PYTHONPATH="$SITE\${PYTHONPATH:+:\$PYTHONPATH}"
+# Python 3.11 for aarch64 under qemu-aarch64, with torch $TORCH (scripts/aarch64_check.sh), or
+# with the folders HARDSIGMOID_OPS_AARCH64_SITE names instead (scripts/check_wheel.sh).
+export QEMU_LD_PREFIX="$ARM_ROOT"
+export PYTHONPATH="\${HARDSIGMOID_OPS_AARCH64_SITE:-$SITE}\${PYTHONPATH:+:\$PYTHONPATH}"
 exec "$ARM_ROOT/usr/bin/python3.11" "\$@"
 EOF
 chmod +x "$PYTHON_AARCH64"

@@ -7,8 +7,14 @@
 # the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
 # recorded by autograd), and the ceiling study of a read-once write-once stream (timings, ncu's
 # counters per mechanism, a PNG). Logs, CSV and PNG go to OUTDIR.
+# Two parts outside `all`: `wheel` installs the release wheel in dist/ (built elsewhere:
+# scripts/build_wheels.sh) into this machine's Python with pip's one documented command, checks it
+# against aten on CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's) and lists
+# its CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
+# (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py against each.
 #
-#   bash scripts/gpu_check.sh OUTDIR [tests-python|tests-cpp|tests|bench|ceiling|all]  (default: all)
+#   bash scripts/gpu_check.sh OUTDIR [tests-python|tests-cpp|tests|bench|ceiling|all|wheel|limits]
+#   (default: all)
 #
 # TORCH_PYTHON picks the Python whose torch to build against and test with (default python3).
 # PYTEST_WORKERS sets pytest's processes (default 14 in tests-python, 11 in tests and all, where
@@ -20,9 +26,10 @@ set -uo pipefail
 OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"
 PART="${2:-all}"
 case "$PART" in
-  tests-python | tests-cpp | tests | bench | ceiling | all) ;;
+  tests-python | tests-cpp | tests | bench | ceiling | all | wheel | limits) ;;
   *)
-    echo "gpu_check.sh: unknown part '$PART' (tests-python, tests-cpp, tests, bench, ceiling, all)" >&2
+    echo "gpu_check.sh: unknown part '$PART' (tests-python, tests-cpp, tests, bench, ceiling, all," \
+      "wheel, limits)" >&2
     exit 2
     ;;
 esac
@@ -69,6 +76,40 @@ gtest_args=()
   gtest_args=(-DHARDSIGMOID_OPS_GTEST_SOURCE_DIR="$ROOT/.deps/googletest")
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+
+if [[ "$PART" == wheel ]]; then
+  # A virtual environment over this machine's Python and its torch (system site packages), where
+  # pip may fetch nothing: the wheel must take the torch that is there.
+  install_and_check() {
+    local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" wheels=("$ROOT"/dist/*x86_64.whl)
+    rm -rf "$venv" && "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
+      local torch_version &&
+      torch_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')" &&
+      "$venv/bin/python" -m pip install --no-index hardsigmoid_ops --find-links "$ROOT/dist" \
+        "torch==$torch_version" &&
+      echo "dist/: ${wheels[*]##*/}" &&
+      (cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" \
+        "$ROOT/scripts/check_wheel.py" --torch-cuda-list) &&
+      local library="$venv/lib/python3*/site-packages/hardsigmoid_ops/lib/libhardsigmoid_ops.so" &&
+      cuobjdump --list-elf $library && cuobjdump --list-ptx $library
+  }
+  TAIL_LINES=60 step wheel install_and_check
+  exit $status
+fi
+if [[ "$PART" == limits ]]; then
+  limits() {  # NAME CMAKE-ARGS...: the library alone, built so, and test_build_limits.py against it
+    local name="$1"
+    shift
+    BUILD_DIR="$ROOT/build-gpu-$name" BUILD_TARGETS=hardsigmoid_ops bash "$ROOT/scripts/build.sh" \
+      -DHARDSIGMOID_OPS_BUILD_TESTS=OFF -DHARDSIGMOID_OPS_BUILD_EXAMPLES=OFF "$@" &&
+      HARDSIGMOID_OPS_LIBRARY="$ROOT/build-gpu-$name/libhardsigmoid_ops.so" "$TORCH_PYTHON" -m \
+        pytest "$ROOT/python_tests/test_build_limits.py" -v -rfEs -p no:cacheprovider
+  }
+  TAIL_LINES=30 step limits-sm80-only limits sm80 -DTORCH_CUDA_ARCH_LIST=8.0
+  TAIL_LINES=30 step limits-no-cuda limits nocuda -DHARDSIGMOID_OPS_WITH_CUDA=OFF
+  exit $status
+fi
+
 step build bash "$ROOT/scripts/build.sh" "${gtest_args[@]}"
 
 # The proof in two parts, each within one eight-minute device call on a 16-core H200 machine

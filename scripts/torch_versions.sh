@@ -18,7 +18,8 @@ source "$ROOT/scripts/compile_cache.sh"
 source "$ROOT/scripts/downloads.sh"
 OUT="${TORCH_VERSIONS_OUT:-$ROOT/build-torch-versions}"
 PINNED="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
-SUPPORTED=(2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
+source "$ROOT/scripts/torch_releases.sh"
+SUPPORTED=("${SUPPORTED_TORCH_RELEASES[@]}")
 environments_only=0
 [[ "${1:-}" == --environments ]] && environments_only=1 && shift
 versions=("$@")

@@ -1,4 +1,5 @@
-// The CUDA entry points, no __global__ here: the device guard and the dtype dispatch, then the
+// The CUDA entry points, no __global__ here: the device guard, the check that the library holds
+// code for the device (architecture_check.h), and the dtype dispatch, then the
 // functors of hardsigmoid_functors.cuh launched through the flat kernels (flat_kernels.cuh) for
 // dense spans, else the strided kernel (strided_kernel.cuh).
 #include "ops/cuda/hardsigmoid_cuda.h"
@@ -6,6 +7,7 @@
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include "ops/cuda/architecture_check.h"
 #include "ops/cuda/flat_kernels.cuh"
 #include "ops/cuda/hardsigmoid_functors.cuh"
 #include "ops/cuda/strided_kernel.cuh"
@@ -17,6 +19,7 @@ void hardsigmoid_kernel(const at::Tensor& self, const at::Tensor& out) {
     return;
   }
   const c10::cuda::CUDAGuard device_guard(self.device());
+  check_device_has_code(self.get_device());
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "hardsigmoid_cuda",
                                   [&] {
                                     if (same_dense_layout({&self, &out})) {
@@ -36,6 +39,7 @@ void hardsigmoid_backward_kernel(const at::Tensor& grad_output, const at::Tensor
     return;
   }
   const c10::cuda::CUDAGuard device_guard(self.device());
+  check_device_has_code(self.get_device());
   AT_DISPATCH_FLOATING_TYPES_AND2(
       at::kHalf, at::kBFloat16, self.scalar_type(), "hardsigmoid_backward_cuda", [&] {
         if (same_dense_layout({&grad_output, &self, &grad_input})) {

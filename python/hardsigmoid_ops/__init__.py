@@ -26,9 +26,9 @@ from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out
 from .nn import replace_hardsigmoid
 
-__all__ = ["aten_decompositions", "cmake_prefix_path", "compile_fusion_enabled", "hardsigmoid",
-           "hardsigmoid_backward", "hardsigmoid_out", "load_library", "nn", "replace_hardsigmoid",
-           "set_compile_fusion"]
+__all__ = ["aten_decompositions", "build_info", "cmake_prefix_path", "compile_fusion_enabled",
+           "hardsigmoid", "hardsigmoid_backward", "hardsigmoid_out", "load_library", "nn",
+           "replace_hardsigmoid", "set_compile_fusion"]
 
 # Where find_package(HardsigmoidOps) finds the installed CMake package (a pip install), as
 # torch.utils.cmake_prefix_path finds torch's:
@@ -49,6 +49,17 @@ def load_library(path=None):
             )
     _library.load(path)
     _register_python_parts()
+
+
+def build_info():
+    """What the loaded library was built as: its path, the torch it was built against, whether it
+    has CUDA kernels and which CUDA code it holds (SASS per architecture, PTX), and the processor
+    it runs on; from its build record. Raises RuntimeError when no library was loaded through
+    this package or torch.ops.load_library."""
+    loaded = [p for p in torch.ops.loaded_libraries if p.endswith(_library.LIBRARY_NAME)]
+    if not loaded:
+        raise RuntimeError("hardsigmoid_ops: no library loaded (hardsigmoid_ops.load_library)")
+    return {"library": loaded[0], **_library.build_record(loaded[0])}
 
 
 def _register_python_parts():

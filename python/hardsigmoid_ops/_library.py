@@ -11,16 +11,19 @@ Where the library is looked for, first match wins:
    source tree with its default ``build/`` directory.
 
 Beside the library, ``hardsigmoid_ops_build.json`` (written by the CMake build) records the torch it
-was built against; loading it into another torch raises ImportError naming both, where the loader
-would only report a missing symbol.
+was built against and the CUDA code it holds; loading it into another torch release raises
+ImportError naming both, where the loader would only report a missing symbol (the rule, the same
+as the wheel's torch requirement: _torch_release.py).
 """
 
 import json
 import os
 import pathlib
-import re
+import warnings
 
 import torch
+
+from . import _torch_release
 
 LIBRARY_NAME = "libhardsigmoid_ops.so"
 LIBRARY_ENV = "HARDSIGMOID_OPS_LIBRARY"
@@ -55,26 +58,44 @@ def configured_path():
     return None
 
 
+def build_record(path):
+    """What the build record beside the library at `path` says ({} when there is none: a library
+    copied on its own)."""
+    record = pathlib.Path(path).parent / BUILD_RECORD
+    return json.loads(record.read_text()) if record.is_file() else {}
+
+
 def check_built_for_this_torch(path):
     """Raises ImportError when the build record beside the library at `path` names another torch
-    than the one imported. A library without a record (copied on its own) is not checked."""
-    record = pathlib.Path(path).parent / BUILD_RECORD
-    if not record.is_file():
+    release than the one imported. A library without a record is not checked."""
+    built = build_record(path)
+    if not built:
         return
-    built = json.loads(record.read_text())
     built_version = built["torch_version"]
-    # CMake knows torch's version as X.Y.Z; torch.__version__ may add a pre-release or local
-    # part (2.12.0.dev20260101, 2.11.0+cu130), which the record cannot tell apart.
-    running = re.match(r"\d+\.\d+\.\d+", torch.__version__).group(0)
-    if built_version != running:
+    if not _torch_release.serves(built_version, torch.__version__):
         raise ImportError(
             f"hardsigmoid_ops: {path} was built against torch {built_version}, but this is torch "
-            f"{torch.__version__}; a library built against one torch loads only in that version. "
-            f"Rebuild it here (pip install --no-build-isolation <source>, or the CMake build).")
+            f"{torch.__version__}; a library built against torch "
+            f"{_torch_release.release(built_version)}.* loads only in that release. Install the "
+            f"wheel for this torch, or rebuild it here (pip install --no-build-isolation "
+            f"<source>, or the CMake build).")
     if built.get("cuda") and not torch.backends.cuda.is_built():
         raise ImportError(
             f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
             f"{torch.__version__} has no CUDA; rebuild it against this torch.")
+
+
+def warn_if_gpu_unserved(path):
+    """Warns when torch sees a GPU and the library at `path` has no CUDA kernels: every CUDA tensor
+    would be refused. Asked only of a library built without CUDA (the question initializes CUDA's
+    driver)."""
+    built = build_record(path)
+    if built.get("cuda", True) or not torch.cuda.is_available():
+        return
+    warnings.warn(
+        f"hardsigmoid_ops: {path} was built without CUDA kernels, and torch sees "
+        f"{torch.cuda.device_count()} GPU(s): the ops refuse CUDA tensors. Install the x86-64 "
+        f"wheel, or build from source where nvcc is found.", RuntimeWarning, stacklevel=3)
 
 
 def load(path):
@@ -96,3 +117,4 @@ def load(path):
         )
     check_built_for_this_torch(real)
     torch.ops.load_library(real)
+    warn_if_gpu_unserved(real)
