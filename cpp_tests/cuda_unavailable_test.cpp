@@ -14,7 +14,9 @@ namespace {
 const c10::DispatchKeySet kCudaOnly(c10::DispatchKey::CUDA);
 
 c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)> unary(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<at::Tensor(const at::Tensor&)>();
+  return c10::Dispatcher::singleton()
+      .findSchemaOrThrow(name, "")
+      .typed<at::Tensor(const at::Tensor&)>();
 }
 
 template <typename Call>

@@ -18,7 +18,8 @@ void refuse_cuda(const c10::OperatorHandle& op, torch::jit::Stack* /*stack*/) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(hardsigmoid_ops, CUDA, m) {
-  for (const char* name : {"hardsigmoid", "hardsigmoid_", "hardsigmoid_out", "hardsigmoid_backward"}) {
+  for (const char* name :
+       {"hardsigmoid", "hardsigmoid_", "hardsigmoid_out", "hardsigmoid_backward"}) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&refuse_cuda>());
   }
 }

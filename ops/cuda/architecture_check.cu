@@ -1,6 +1,7 @@
 // The CUDA runtime is asked whether a kernel of this file runs on the device: every CUDA source
 // of the library is compiled with the same -gencode flags, so one kernel answers for all of them.
-// HARDSIGMOID_OPS_CUDA_SASS_NAMES and _PTX_NAMES come from the build (cmake/cuda_architectures.cmake).
+// HARDSIGMOID_OPS_CUDA_SASS_NAMES and _PTX_NAMES come from the build
+// (cmake/cuda_architectures.cmake).
 #include "ops/cuda/architecture_check.h"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -57,7 +58,8 @@ void check_device_has_code(c10::DeviceIndex device) {
                 " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
                 ". Build it for this GPU from source: TORCH_CUDA_ARCH_LIST=\"", major, ".", minor,
                 "\" pip install --no-build-isolation <source> (or CMake with "
-                "-DTORCH_CUDA_ARCH_LIST=\"", major, ".", minor, "\").");
+                "-DTORCH_CUDA_ARCH_LIST=\"",
+                major, ".", minor, "\").");
   }
 }
 
