@@ -8,10 +8,11 @@ include(CMakePackageConfigHelpers)
 
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
 # The installed library finds libtorch (and the CUDA libraries) where it was linked against them,
-# or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it.
-# A wheel's library (pip's build, SKBUILD) names no folder of the machine that built it: only the
-# torch wheel beside it and that wheel's CUDA runtime (nvidia/cuXY/lib).
-if(SKBUILD)
+# or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it. A release wheel's library (HARDSIGMOID_OPS_RELEASE_WHEEL, set by scripts/build_wheels.sh) names
+# no folder of the machine that built it: only the torch wheel beside it and that wheel's CUDA
+# runtime (nvidia/cuXY/lib). Any other install (a source build by pip or CMake, wherever its torch
+# is: --user, --target, another environment) also keeps the torch it was linked against.
+if(HARDSIGMOID_OPS_RELEASE_WHEEL)
   set(_rpath "$ORIGIN/../../torch/lib")
   if(HARDSIGMOID_OPS_WITH_CUDA)
     list(APPEND _rpath "$ORIGIN/../../nvidia/cu${CUDAToolkit_VERSION_MAJOR}/lib")
@@ -32,12 +33,24 @@ else()
 endif()
 # The CUDA code it holds (cmake/cuda_architectures.cmake) and the processor it runs on, for
 # hardsigmoid_ops.build_info().
+# torch's full version (2.12.0.dev20260101+cu130: a pre-release is served by nothing but itself)
+# from its version.py, and the CUDA version of the kernels (a torch of another CUDA major loads
+# another CUDA runtime).
+file(STRINGS "${TORCH_INSTALL_PREFIX}/version.py" _torch_version_line REGEX "^__version__ = ")
+string(REGEX REPLACE "^__version__ = '([^']*)'.*" "\\1" _torch_full_version "${_torch_version_line}")
+if(HARDSIGMOID_OPS_WITH_CUDA)
+  set(_cuda_version "\"${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}\"")
+else()
+  set(_cuda_version null)
+endif()
 hardsigmoid_ops_json_names(_sass sm ${HARDSIGMOID_OPS_CUDA_SASS})
 hardsigmoid_ops_json_names(_ptx compute ${HARDSIGMOID_OPS_CUDA_PTX})
 set(_build_record "$<TARGET_FILE_DIR:hardsigmoid_ops>/hardsigmoid_ops_build.json")
 file(GENERATE OUTPUT "${_build_record}"
-  CONTENT "{\"torch_version\": \"${Torch_VERSION}\", \"cuda\": ${_with_cuda}, \
-\"cuda_sass\": ${_sass}, \"cuda_ptx\": ${_ptx}, \"processor\": \"${CMAKE_SYSTEM_PROCESSOR}\"}\n")
+  CONTENT "{\"torch_version\": \"${Torch_VERSION}\", \
+\"torch_full_version\": \"${_torch_full_version}\", \"cuda\": ${_with_cuda}, \
+\"cuda_version\": ${_cuda_version}, \"cuda_sass\": ${_sass}, \"cuda_ptx\": ${_ptx}, \
+\"processor\": \"${CMAKE_SYSTEM_PROCESSOR}\"}\n")
 
 install(TARGETS hardsigmoid_ops EXPORT HardsigmoidOpsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

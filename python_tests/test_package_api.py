@@ -199,17 +199,52 @@ def test_the_build_writes_its_record_beside_the_library():
 
     record = json.loads((LIBRARY.parent / _library.BUILD_RECORD).read_text())
     assert record["torch_version"] == torch.__version__.split("+")[0]
+    assert record["torch_full_version"] == torch.__version__
     assert isinstance(record["cuda"], bool)
+    assert record["cuda_version"] == (torch.version.cuda if record["cuda"] else None)
 
 
-def test_build_record_takes_a_pre_release_of_the_same_version(tmp_path, monkeypatch):
-    """CMake records X.Y.Z; a nightly or source build of that version reports more."""
+@pytest.mark.parametrize("built, running, served", [
+    ("2.12.0+cu130", "2.12.1", True), ("2.12.1", "2.12.0+cu130", True),
+    ("2.12.0", "2.13.0", False), ("2.12.0", "2.12.0a0+git1234", False),
+    ("2.12.0.dev20260101+cpu", "2.12.0.dev20260101+cpu", True),
+    ("2.12.0.dev20260101+cpu", "2.12.0.dev20260102+cpu", False),
+    ("2.12.0.dev20260101+cpu", "2.12.0", False)])
+def test_build_record_serves_its_release_and_a_pre_release_only_itself(
+        tmp_path, monkeypatch, built, running, served):
+    """A final release's build serves every patch of its minor release (the wheels' torch==X.Y.*);
+    a nightly or source build of torch may change a class's layout from one build to the next with
+    no symbol to tell, so a library built against one serves that one alone, and a final
+    release's build serves none (CMake records X.Y.Z; the record's torch_full_version is torch's
+    own version.py)."""
     from hardsigmoid_ops import _library
 
     library = tmp_path / _library.LIBRARY_NAME
-    (tmp_path / _library.BUILD_RECORD).write_text('{"torch_version": "2.12.0", "cuda": false}')
-    monkeypatch.setattr(torch, "__version__", "2.12.0.dev20260101+cpu")
-    _library.check_built_for_this_torch(library)
-    monkeypatch.setattr(torch, "__version__", "2.13.0a0+git1234")
-    with pytest.raises(ImportError, match="built against torch 2.12.0"):
+    (tmp_path / _library.BUILD_RECORD).write_text(json.dumps(
+        {"torch_version": built[:6], "torch_full_version": built, "cuda": False}))
+    monkeypatch.setattr(torch, "__version__", running)
+    if served:
         _library.check_built_for_this_torch(library)
+    else:
+        with pytest.raises(ImportError, match=rf"built against torch {re.escape(built)}, but this "
+                                              rf"is torch {re.escape(running)}"):
+            _library.check_built_for_this_torch(library)
+
+
+def test_build_record_refuses_another_cuda_major(tmp_path, monkeypatch):
+    """The x86-64 wheel's library needs CUDA 13's runtime: a torch of the same release built for
+    CUDA 12 is refused by name, not by the loader."""
+    from hardsigmoid_ops import _library
+
+    library = tmp_path / _library.LIBRARY_NAME
+    (tmp_path / _library.BUILD_RECORD).write_text(json.dumps(
+        {"torch_version": "2.11.0", "torch_full_version": "2.11.0", "cuda": True,
+         "cuda_version": "13.0"}))
+    monkeypatch.setattr(torch, "__version__", "2.11.0+cu126")
+    monkeypatch.setattr(torch.backends.cuda, "is_built", lambda: True)
+    monkeypatch.setattr(torch.version, "cuda", "12.6")
+    with pytest.raises(ImportError, match=r"built with CUDA 13\.0, but this torch 2\.11\.0\+cu126 "
+                                          r"is a CUDA 12\.6 build"):
+        _library.check_built_for_this_torch(library)
+    monkeypatch.setattr(torch.version, "cuda", "13.2")
+    _library.check_built_for_this_torch(library)

@@ -144,7 +144,8 @@ def test_another_torch_is_refused_by_name(installed, used):
     record = pathlib.Path(where) / "lib" / "hardsigmoid_ops_build.json"
     original = record.read_text()
     try:
-        record.write_text(json.dumps(dict(json.loads(original), torch_version="2.10.0")))
+        record.write_text(json.dumps(dict(json.loads(original), torch_version="2.10.0",
+                                          torch_full_version="2.10.0")))
         result = subprocess.run([python, "-c", "import hardsigmoid_ops"], cwd=elsewhere, env=env,
                                 capture_output=True, text=True, timeout=300)
     finally:

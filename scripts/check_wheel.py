@@ -15,6 +15,7 @@ import argparse
 import importlib.metadata
 import json
 import pathlib
+import re
 import sys
 import warnings
 
@@ -142,10 +143,12 @@ def main():
     check_quantized()
     if info["cuda"]:
         if args.torch_cuda_list:
-            torch_list = set(torch._C._cuda_getArchFlags()) if torch.backends.cuda.is_built() else set()
-            newest = max(torch_list, key=lambda name: int(name.split("_")[1]))
-            if not torch_list <= set(info["cuda_sass"]) or info["cuda_ptx"] != [
-                    newest.replace("sm_", "compute_")]:
+            # torch's list is one string, "sm_75 sm_80 ...".
+            torch_list = {name for name in (torch._C._cuda_getArchFlags() or "").split()
+                          if name.startswith("sm_")}
+            newest = max(torch_list, key=lambda name: int(re.match(r"sm_(\d+)", name).group(1)))
+            if (not torch_list or not torch_list <= set(info["cuda_sass"])
+                    or info["cuda_ptx"] != [newest.replace("sm_", "compute_")]):
                 sys.exit(f"CUDA code {info['cuda_sass']} + PTX {info['cuda_ptx']} against torch's "
                          f"{sorted(torch_list)}")
         for index in range(torch.cuda.device_count()):

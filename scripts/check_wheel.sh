@@ -2,12 +2,15 @@
 # Installs a release wheel as a user would and checks it (scripts/check_wheel.py), then builds a
 # C++ program against the installed package's CMake package and runs it.
 #   bash scripts/check_wheel.sh WHEEL [--torch-cuda-list]
-# x86-64: a fresh virtual environment with the wheel's torch release (from pip's index or cache),
-# then the one documented command, which must take the wheel and leave torch as it is:
-#   pip install hardsigmoid_ops --find-links DIR "torch==<the installed torch's version>"
-# (--no-index here: nothing else may be fetched). check_wheel.py runs from outside the source tree
-# with no compiler, CMake or nvcc on PATH; the C++ program (cpp_tests/downstream_package) is then
-# built with them back.
+# x86-64: a fresh virtual environment with the newest patch of the wheel's torch release (from
+# pip's index or cache). pip must refuse, before installing anything, a torch of another release
+# (a stand-in wheel named torch 2.10.0); then the one documented command must take the wheel and
+# leave torch as it is:
+#   python -m pip install --no-index --find-links DIR hardsigmoid_ops "torch==<installed torch>"
+# check_wheel.py runs from outside the source tree in an environment holding nothing but the
+# virtual environment's programs on PATH (no compiler, CMake or nvcc, no PYTHONPATH or library
+# path of this machine's); the C++ program (cpp_tests/downstream_package) is then built with the
+# compiler back.
 # aarch64: pip installs the wheel for aarch64 CPython 3.11 into a folder, and the emulated arm64
 # root's Python runs check_wheel.py under qemu's default processor (aten's DEFAULT capability)
 # with that release's aarch64 torch (scripts/aarch64_check.sh's root and cache).
@@ -41,14 +44,19 @@ if [[ "$name" == *_aarch64.whl ]]; then
     "$ROOT/.venv/bin/python" -m pip install -q --target "$target" --only-binary=:all: \
       --python-version 3.11 --implementation cp "${platforms[@]}" "$@"
   }
-  # The release's aarch64 torch with its dependencies (the pinned release's is aarch64_check.sh's).
-  torch_version="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
-  if [[ "$torch_version" != "$release".* ]]; then
+  # The release's aarch64 torch with its dependencies: the pinned release's is aarch64_check.sh's,
+  # another's the newest patch of its release.
+  pinned="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
+  sites=("$cache"/site-torch-"$pinned"-*)
+  if [[ "$pinned" == "$release".* && -d "${sites[0]}/torch" ]]; then
+    site="${sites[0]}"
+  else
     torch_version="$("$ROOT/.venv/bin/python" -m pip index versions torch 2>/dev/null |
-      grep -oE "$release\.[0-9]+" | sort -V | tail -1)"
+      grep -oE "\b${release//./\\.}\.[0-9]+\b" | sort -V | tail -1)" || true
+    [[ -n "$torch_version" ]] || { echo "no torch $release.* on the index"; exit 1; }
+    site="$cache/check-site-torch-$torch_version"
+    [[ -d "$site/torch" ]] || with_retries aarch64_install "$site" "torch==$torch_version" numpy
   fi
-  site="$cache/check-site-torch-$torch_version"
-  [[ -d "$site/torch" ]] || with_retries aarch64_install "$site" "torch==$torch_version" numpy
   # pip accepts the wheel's tags for aarch64 CPython 3.11 (its torch requirement is checked by
   # check_wheel.py against the torch beside it).
   aarch64_install "$work/site" --no-deps --no-index --find-links "$links" "hardsigmoid_ops==$version"
@@ -62,28 +70,39 @@ fi
 venv="$work/venv"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-torch_version="$(sed -n 's/^torch==//p' "$ROOT/requirements.txt")"
-[[ "$torch_version" == "$release".* ]] || torch_version="$release.*"
-with_retries "$venv/bin/python" -m pip install -q "torch==$torch_version"
+with_retries "$venv/bin/python" -m pip install -q "torch==$release.*"
 # The installed distribution's version (PyPI's 2.12.1 reports torch.__version__ 2.12.1+cu130).
 installed="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
-echo "torch $installed installed; the documented command:"
+echo "torch $installed installed"
+
+# The refusal: a stand-in wheel named torch 2.10.0 (a release no wheel serves) beside the wheel.
+mkdir -p "$work/stand-in"
+"$venv/bin/python" -c '
+import sys, zipfile
+info = "torch-2.10.0.dist-info"
+with zipfile.ZipFile(sys.argv[1] + "/torch-2.10.0-py3-none-any.whl", "w") as wheel:
+    wheel.writestr(info + "/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\n")
+    wheel.writestr(info + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    wheel.writestr(info + "/RECORD", "")
+' "$work/stand-in"
+if "$venv/bin/python" -m pip install --dry-run --no-index --find-links "$links" \
+  --find-links "$work/stand-in" hardsigmoid_ops "torch==2.10.0" >"$work/refusal.log" 2>&1; then
+  cat "$work/refusal.log"
+  echo "pip would install $name beside torch 2.10.0"
+  exit 1
+fi
+grep -E "conflicting dependencies|ResolutionImpossible" "$work/refusal.log"
+echo "pip refused torch 2.10.0 for $name"
+
+echo "the documented command:"
 set -x
-"$venv/bin/python" -m pip install --no-index hardsigmoid_ops --find-links "$links" "torch==$installed"
+"$venv/bin/python" -m pip install --no-index --find-links "$links" hardsigmoid_ops "torch==$installed"
 set +x
 after="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
 [[ "$after" == "$installed" ]] || { echo "pip changed torch from $installed to $after"; exit 1; }
 
-# No compiler, CMake or nvcc: PATH holds the environment's programs alone.
 cd "$work/elsewhere"
-for program in gcc g++ cc c++ cmake nvcc; do
-  if PATH="$venv/bin" command -v "$program" >/dev/null; then
-    echo "$program is reachable"
-    exit 1
-  fi
-done
-env -u PYTHONPATH -u HARDSIGMOID_OPS_LIBRARY -u CUDA_HOME PATH="$venv/bin" \
-  "$venv/bin/python" check_wheel.py "$@" | tee "$work/check.json"
+env -i HOME="$HOME" PATH="$venv/bin" "$venv/bin/python" check_wheel.py "$@" | tee "$work/check.json"
 
 # A C++ program against the installed CMake package, the compiler back.
 prefix="$("$venv/bin/python" -c 'import hardsigmoid_ops, torch

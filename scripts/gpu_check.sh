@@ -85,7 +85,7 @@ if [[ "$PART" == wheel ]]; then
     rm -rf "$venv" && "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
       local torch_version &&
       torch_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')" &&
-      "$venv/bin/python" -m pip install --no-index hardsigmoid_ops --find-links "$ROOT/dist" \
+      "$venv/bin/python" -m pip install --no-index --find-links "$ROOT/dist" hardsigmoid_ops \
         "torch==$torch_version" &&
       echo "dist/: ${wheels[*]##*/}" &&
       (cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" \

@@ -17,22 +17,30 @@ namespace {
 
 __global__ void probe_kernel() {}
 
-enum class Code : std::int8_t { kUnknown, kRuns, kMissing };
+enum class Code : std::int8_t { kUnknown, kRuns, kMissing, kDriverCannotCompile };
 
 std::array<std::atomic<Code>, C10_COMPILE_TIME_MAX_GPUS> codes_by_device{};
 
 Code ask_runtime() {
   cudaFuncAttributes attributes;
   const cudaError_t error = cudaFuncGetAttributes(&attributes, probe_kernel);
-  if (error == cudaSuccess) {
-    return Code::kRuns;
+  switch (error) {
+    case cudaSuccess:
+      return Code::kRuns;
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+      (void)cudaGetLastError();  // not sticky, but left set it would surface at the next check
+      return Code::kMissing;
+    // Only PTX could serve the GPU, and the driver cannot compile it (older than the toolkit).
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorInvalidPtx:
+    case cudaErrorJitCompilerNotFound:
+      (void)cudaGetLastError();
+      return Code::kDriverCannotCompile;
+    default:
+      C10_CUDA_CHECK(error);
+      return Code::kUnknown;
   }
-  if (error == cudaErrorNoKernelImageForDevice || error == cudaErrorInvalidDeviceFunction) {
-    (void)cudaGetLastError();  // not sticky, but left set it would surface at the next check
-    return Code::kMissing;
-  }
-  C10_CUDA_CHECK(error);
-  return Code::kUnknown;
 }
 
 }  // namespace
@@ -48,14 +56,19 @@ void check_device_has_code(c10::DeviceIndex device) {
     known = ask_runtime();
     code.store(known, std::memory_order_relaxed);
   }
-  if (known == Code::kMissing) {
+  if (known == Code::kMissing || known == Code::kDriverCannotCompile) {
     const cudaDeviceProp* properties = at::cuda::getDeviceProperties(device);
     const int major = properties->major;
     const int minor = properties->minor;
-    TORCH_CHECK(false, "hardsigmoid_ops: no CUDA code for this GPU: cuda:", device, " (",
-                properties->name, ") has compute capability ", major, ".", minor, " (sm_", major,
-                minor, "), and this library holds SASS for ", HARDSIGMOID_OPS_CUDA_SASS_NAMES,
-                " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
+    TORCH_CHECK(false, "hardsigmoid_ops: no CUDA code for this GPU",
+                known == Code::kDriverCannotCompile
+                    ? " that its driver can run (only PTX could serve it, and the driver is older "
+                      "than the CUDA toolkit that built the library: update the driver, or build "
+                      "for the GPU)"
+                    : "",
+                ": cuda:", device, " (", properties->name, ") has compute capability ", major, ".",
+                minor, " (sm_", major, minor, "), and this library holds SASS for ",
+                HARDSIGMOID_OPS_CUDA_SASS_NAMES, " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
                 ". Build it for this GPU from source: TORCH_CUDA_ARCH_LIST=\"", major, ".", minor,
                 "\" pip install --no-build-isolation <source> (or CMake with "
                 "-DTORCH_CUDA_ARCH_LIST=\"",

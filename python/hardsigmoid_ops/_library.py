@@ -71,7 +71,7 @@ def check_built_for_this_torch(path):
     built = build_record(path)
     if not built:
         return
-    built_version = built["torch_version"]
+    built_version = built.get("torch_full_version") or built["torch_version"]
     if not _torch_release.serves(built_version, torch.__version__):
         raise ImportError(
             f"hardsigmoid_ops: {path} was built against torch {built_version}, but this is torch "
@@ -83,19 +83,29 @@ def check_built_for_this_torch(path):
         raise ImportError(
             f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
             f"{torch.__version__} has no CUDA; rebuild it against this torch.")
+    built_cuda = built.get("cuda_version")
+    if built_cuda and torch.version.cuda and built_cuda.split(".")[0] != torch.version.cuda.split(".")[0]:
+        raise ImportError(
+            f"hardsigmoid_ops: {path} was built with CUDA {built_cuda}, but this torch "
+            f"{torch.__version__} is a CUDA {torch.version.cuda} build, whose CUDA runtime the "
+            f"library cannot use; install torch's CUDA {built_cuda.split('.')[0]} build, or rebuild "
+            f"the library against this torch with nvcc of CUDA {torch.version.cuda.split('.')[0]}.")
 
 
 def warn_if_gpu_unserved(path):
     """Warns when torch sees a GPU and the library at `path` has no CUDA kernels: every CUDA tensor
-    would be refused. Asked only of a library built without CUDA (the question initializes CUDA's
-    driver)."""
+    would be refused. Asked only of a library built without CUDA, through device_count(), which
+    asks NVML first and leaves CUDA uninitialized (a process may still fork)."""
     built = build_record(path)
-    if built.get("cuda", True) or not torch.cuda.is_available():
+    if built.get("cuda", True) or not torch.backends.cuda.is_built():
+        return
+    if torch.cuda.device_count() == 0:
         return
     warnings.warn(
         f"hardsigmoid_ops: {path} was built without CUDA kernels, and torch sees "
-        f"{torch.cuda.device_count()} GPU(s): the ops refuse CUDA tensors. Install the x86-64 "
-        f"wheel, or build from source where nvcc is found.", RuntimeWarning, stacklevel=3)
+        f"{torch.cuda.device_count()} GPU(s): the ops refuse CUDA tensors. On x86-64 install the "
+        f"release wheel; elsewhere build from source where nvcc is found (pip install "
+        f"--no-build-isolation <source>).", RuntimeWarning, stacklevel=3)
 
 
 def load(path):

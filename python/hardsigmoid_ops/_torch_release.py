@@ -2,9 +2,9 @@
 
 A library built against torch X.Y.Z loads into every X.Y.* and into no other X.Y: C++ symbols and
 class layouts change between minor releases, and patch releases keep them (docs/install.md gives
-the evidence: builds against 2.12.0 and 2.14.0 run the test suite in 2.12.1 and 2.14.1). So a
-wheel pins ``torch==X.Y.*`` and names ``+torchX.Y`` in its version, and ``import
-hardsigmoid_ops`` refuses a library whose X.Y is not the running torch's.
+the evidence). So a wheel pins ``torch==X.Y.*`` and names ``+torchX.Y`` in its version, and
+``import hardsigmoid_ops`` refuses a library whose X.Y is not the running torch's. Pre-releases
+and nightlies are served only by a build against the same one.
 
 This module imports nothing but the standard library: the build backend loads it on its own (as a
 dynamic-metadata provider, pyproject.toml), where torch may be installed without its CUDA
@@ -24,9 +24,19 @@ def release(torch_version):
     return f"{match.group(1)}.{match.group(2)}"
 
 
+def is_final(torch_version):
+    """Whether a version is a final release (2.11.0, 2.11.0+cu130), not a pre-release, nightly or
+    source build of one (2.12.0.dev20260101, 2.12.0a0+git1234567)."""
+    return re.fullmatch(r"\d+\.\d+\.\d+(\+[\w.]+)?", torch_version) is not None
+
+
 def serves(built_version, running_version):
-    """Whether a library built against torch `built_version` loads into `running_version`."""
-    return release(built_version) == release(running_version)
+    """Whether a library built against torch `built_version` loads into `running_version`: the same
+    minor release, both final; a pre-release (whose classes may change from one build to the
+    next with no symbol to tell) serves and is served by the same pre-release alone."""
+    if is_final(built_version) and is_final(running_version):
+        return release(built_version) == release(running_version)
+    return built_version.split("+")[0] == running_version.split("+")[0]
 
 
 def requirement(torch_version):
