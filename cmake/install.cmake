@@ -8,10 +8,10 @@ include(CMakePackageConfigHelpers)
 
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
 # The installed library finds libtorch (and the CUDA libraries) where it was linked against them,
-# or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it. A release wheel's library (HARDSIGMOID_OPS_RELEASE_WHEEL, set by scripts/build_wheels.sh) names
-# no folder of the machine that built it: only the torch wheel beside it and that wheel's CUDA
-# runtime (nvidia/cuXY/lib). Any other install (a source build by pip or CMake, wherever its torch
-# is: --user, --target, another environment) also keeps the torch it was linked against.
+# or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it. A release
+# wheel's library (HARDSIGMOID_OPS_RELEASE_WHEEL, set by scripts/build_wheels.sh) names no folder
+# of the machine that built it: only the torch wheel beside it and that wheel's CUDA runtime
+# (nvidia/cuXY/lib).
 if(HARDSIGMOID_OPS_RELEASE_WHEEL)
   set(_rpath "$ORIGIN/../../torch/lib")
   if(HARDSIGMOID_OPS_WITH_CUDA)
@@ -24,23 +24,19 @@ else()
     INSTALL_RPATH_USE_LINK_PATH ON)
 endif()
 
-# What the library was built against, read by the Python package before it loads the library, so
-# that a torch of another version gets an error naming both instead of a missing symbol.
-if(HARDSIGMOID_OPS_WITH_CUDA)
-  set(_with_cuda true)
-else()
-  set(_with_cuda false)
-endif()
-# The CUDA code it holds (cmake/cuda_architectures.cmake) and the processor it runs on, for
-# hardsigmoid_ops.build_info().
-# torch's full version (2.12.0.dev20260101+cu130: a pre-release is served by nothing but itself)
-# from its version.py, and the CUDA version of the kernels (a torch of another CUDA major loads
-# another CUDA runtime).
+# The build record, read by the Python package before it loads the library (so that another torch
+# gets an error naming both instead of a missing symbol) and by hardsigmoid_ops.build_info():
+# torch's release and its full version from its version.py (2.12.0.dev20260101+cu130: a
+# pre-release is served by nothing but itself), the CUDA version of the kernels (a torch of
+# another CUDA major loads another CUDA runtime), the CUDA code held
+# (cmake/cuda_architectures.cmake) and the processor.
 file(STRINGS "${TORCH_INSTALL_PREFIX}/version.py" _torch_version_line REGEX "^__version__ = ")
 string(REGEX REPLACE "^__version__ = '([^']*)'.*" "\\1" _torch_full_version "${_torch_version_line}")
 if(HARDSIGMOID_OPS_WITH_CUDA)
+  set(_with_cuda true)
   set(_cuda_version "\"${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}\"")
 else()
+  set(_with_cuda false)
   set(_cuda_version null)
 endif()
 hardsigmoid_ops_json_names(_sass sm ${HARDSIGMOID_OPS_CUDA_SASS})

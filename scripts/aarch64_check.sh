@@ -81,8 +81,7 @@ fi
 
 # The aarch64 wheels, installed from this machine by pip for the aarch64 platform. PyPI's aarch64
 # torch is its CUDA build: its libraries need the nvidia wheels' (never used here).
-platforms=(--platform manylinux2014_aarch64 --platform linux_aarch64)
-for v in $(seq 17 39); do platforms+=(--platform "manylinux_2_${v}_aarch64"); done
+read -ra platforms <<<"$(pip_platforms aarch64 | xargs)"
 aarch64_pip() {
   local target="$1"
   shift

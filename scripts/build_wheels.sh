@@ -66,13 +66,6 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${tools[*]}" ]]; then
   echo "${tools[*]}" >"$stamp"
 fi
 
-# pip's --platform values for an architecture's manylinux wheels.
-platforms_for() {
-  local p=(--platform "manylinux2014_$1" --platform "linux_$1")
-  for v in $(seq 17 39); do p+=(--platform "manylinux_2_${v}_$1"); done
-  echo "${p[@]}"
-}
-
 # torch of a release for an architecture, without its dependencies, in a folder of its own; for
 # the pinned release, the one already installed where it is (the project's .venv, the aarch64
 # folder of scripts/aarch64_check.sh): the same headers as the test builds', whose compilations
@@ -94,7 +87,7 @@ torch_site() {
     rm -rf "$site.partial"
     # shellcheck disable=SC2046 # the platform options are words
     with_retries "$TOOLS/bin/python" -m pip install -q --no-deps --only-binary=:all: \
-      --target "$site.partial" $(platforms_for "$arch") "torch==$version" >&2 || return 1
+      --target "$site.partial" $(pip_platforms "$arch") "torch==$version" >&2 || return 1
     mv "$site.partial" "$site" || return 1
   fi
   echo "$site"

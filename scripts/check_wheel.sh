@@ -35,8 +35,7 @@ if [[ "$name" == *_aarch64.whl ]]; then
   cache="${HARDSIGMOID_OPS_AARCH64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hardsigmoid_ops/aarch64}"
   bash "$ROOT/scripts/aarch64_check.sh" setup >"$work/aarch64-setup.log" 2>&1 ||
     { tail -20 "$work/aarch64-setup.log"; exit 1; }
-  platforms=(--platform manylinux2014_aarch64 --platform linux_aarch64)
-  for v in $(seq 17 39); do platforms+=(--platform "manylinux_2_${v}_aarch64"); done
+  read -ra platforms <<<"$(pip_platforms aarch64 | xargs)"
   aarch64_install() {  # TARGET ARGS...
     local target="$1"
     shift

@@ -8,6 +8,8 @@
 #                                   30 s, 60 s, 90 s between attempts; its status is the last one's
 #   apt_get ARGS...                 apt-get as root (through sudo where needed), with apt's own
 #                                   retries of each file, under with_retries
+#   pip_platforms ARCH              pip's --platform options for ARCH's manylinux wheels (pip
+#                                   installing for another processor: --target --only-binary)
 
 # pip's own settings, read from the environment by every pip these scripts start (a pip that does
 # not know one ignores it): more resumes of a file cut mid-download (pip >= 25.1) and more
@@ -33,4 +35,10 @@ apt_get() {
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   with_retries "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get -o Acquire::Retries=5 "$@"
+}
+
+pip_platforms() {
+  local v
+  echo --platform "manylinux2014_$1" --platform "linux_$1"
+  for v in $(seq 17 39); do echo --platform "manylinux_2_${v}_$1"; done
 }

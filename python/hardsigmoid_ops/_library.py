@@ -99,11 +99,12 @@ def warn_if_gpu_unserved(path):
     built = build_record(path)
     if built.get("cuda", True) or not torch.backends.cuda.is_built():
         return
-    if torch.cuda.device_count() == 0:
+    gpus = torch.cuda.device_count()
+    if gpus == 0:
         return
     warnings.warn(
         f"hardsigmoid_ops: {path} was built without CUDA kernels, and torch sees "
-        f"{torch.cuda.device_count()} GPU(s): the ops refuse CUDA tensors. On x86-64 install the "
+        f"{gpus} GPU(s): the ops refuse CUDA tensors. On x86-64 install the "
         f"release wheel; elsewhere build from source where nvcc is found (pip install "
         f"--no-build-isolation <source>).", RuntimeWarning, stacklevel=3)
 
