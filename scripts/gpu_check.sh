@@ -78,11 +78,15 @@ gtest_args=()
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
 
 if [[ "$PART" == wheel ]]; then
-  # A virtual environment over this machine's Python and its torch (system site packages), where
-  # pip may fetch nothing: the wheel must take the torch that is there.
+  # A virtual environment that sees this machine's torch, where pip may fetch nothing: the wheel
+  # must take the torch that is there. torch's site joins through a .pth file, since
+  # --system-site-packages alone reaches the base interpreter's, not a virtual environment's.
   install_and_check() {
-    local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" wheels=("$ROOT"/dist/*x86_64.whl)
-    rm -rf "$venv" && "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
+    local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" wheels=("$ROOT"/dist/*x86_64.whl) site
+    site="$("$TORCH_PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" &&
+      rm -rf "$venv" && "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
+      "$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' |
+      (read -r own && echo "$site" >"$own/torch_site.pth") &&
       local torch_version &&
       torch_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')" &&
       "$venv/bin/python" -m pip install --no-index --find-links "$ROOT/dist" hardsigmoid_ops \

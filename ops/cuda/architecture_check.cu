@@ -66,7 +66,8 @@ void check_device_has_code(c10::DeviceIndex device) {
                       "than the CUDA toolkit that built the library: update the driver, or build "
                       "for the GPU)"
                     : "",
-                ": cuda:", device, " (", properties->name, ") has compute capability ", major, ".",
+                // DeviceIndex is a char type: streamed as it is, index 0 would end the message.
+                ": cuda:", static_cast<int>(device), " (", properties->name, ") has compute capability ", major, ".",
                 minor, " (sm_", major, minor, "), and this library holds SASS for ",
                 HARDSIGMOID_OPS_CUDA_SASS_NAMES, " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
                 ". Build it for this GPU from source: TORCH_CUDA_ARCH_LIST=\"", major, ".", minor,
