@@ -1,7 +1,8 @@
-# The CPU row loops (ops/cpu/row_loops.cpp), compiled once per instruction set as aten compiles
-# its own per-ISA kernels (its cmake/Codegen.cmake): CPU_CAPABILITY names the namespace and selects
-# at::vec::Vectorized's implementation, with aten's flags for it. This file is the one place that
-# knows the architecture: it lists the capabilities aten's build for it has.
+# The CPU loops (ops/cpu/row_loops.cpp, ops/cpu/quantized/quantized_loops.cpp), compiled once per
+# CPU capability as aten compiles its own per-ISA kernels (its cmake/Codegen.cmake):
+# CPU_CAPABILITY names the namespace and selects at::vec::Vectorized's implementation, with aten's
+# flags for it; each unit registers its loops in the capability table (ops/cpu/capability.h). This
+# file is the one place that knows which capabilities an architecture's build has, and their flags.
 # x86-64: DEFAULT, AVX2, AVX512. -mf16c also under AVX512: aten's hardsigmoid runs its AVX2 kernel
 # there, whose scalar half conversions are F16C's. -ffp-contract=off: no FMA anywhere (the
 # formulas leave none to form; this keeps it so).
@@ -10,12 +11,13 @@
 # are compiled the same way, so the bits agree only if ours are too. Every unit including
 # DispatchStub.h needs HAVE_SVE*_CPU_DEFINITION and HAVE_ARM_BF16_CPU_DEFINITION, as aten's build
 # had, for at::native::CPUCapability to have aten's values (SVE256 = 1).
-# With them, ops/cpu/row_loop_tables.cpp (which loops this processor can run). All are object
-# libraries, named in the global property HARDSIGMOID_OPS_ROW_LOOP_TARGETS, and need nothing of
+# With the row loops, ops/cpu/capability.cpp (the table). All are object libraries, whose objects
+# every target linking `target` links directly (its interface sources: the registrations are
+# static initialisers, which a static library's archive would drop unreferenced). The row loops
+# and the table, named in the global property HARDSIGMOID_OPS_ROW_LOOP_TARGETS, need nothing of
 # libtorch to link (only its headers to compile): the ExecuTorch kernel library links them too.
 set(_hardsigmoid_ops_capabilities DEFAULT)
 set(_hardsigmoid_ops_flags_DEFAULT "")
-set(_hardsigmoid_ops_arch_definitions "")
 # aten registers its quantized kernels for fewer: on x86-64 DEFAULT and AVX2 only (an AVX512
 # process runs the AVX2 ones).
 set(_hardsigmoid_ops_quantized_capabilities DEFAULT)
@@ -29,14 +31,12 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set(_hardsigmoid_ops_flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c
                                     -Wno-maybe-uninitialized)
   set(_hardsigmoid_ops_contraction -ffp-contract=off)
-  set(_hardsigmoid_ops_arch_definitions HARDSIGMOID_OPS_X86_CAPABILITIES)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   list(APPEND _hardsigmoid_ops_capabilities SVE256)
   list(APPEND _hardsigmoid_ops_quantized_capabilities SVE256)
   set(_hardsigmoid_ops_flags_SVE256 -march=armv8-a+sve+bf16 -D__ARM_FEATURE_BF16
                                     -DCPU_CAPABILITY_SVE -msve-vector-bits=256)
   set(_hardsigmoid_ops_contraction "")
-  set(_hardsigmoid_ops_arch_definitions HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
   add_compile_definitions(HAVE_SVE_CPU_DEFINITION HAVE_SVE256_CPU_DEFINITION
                           HAVE_ARM_BF16_CPU_DEFINITION)
 else()
@@ -57,34 +57,30 @@ function(_hardsigmoid_ops_add_per_capability target name source capabilities)
     target_compile_options(${_objects} PRIVATE -Wall -Wextra -Wno-psabi
                                                ${_hardsigmoid_ops_flags_${capability}}
                                                ${_hardsigmoid_ops_contraction} -fno-trapping-math)
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_objects}>)
+    target_sources(${target} INTERFACE $<TARGET_OBJECTS:${_objects}>)
     list(APPEND _all ${_objects})
   endforeach()
   set(_per_capability_targets ${_all} PARENT_SCOPE)
 endfunction()
 
 function(hardsigmoid_ops_add_row_loops target)
-  set(_arch ${_hardsigmoid_ops_arch_definitions})
-  set(_tables ${target}_row_loop_tables)
-  add_library(${_tables} OBJECT ops/cpu/row_loop_tables.cpp)
-  target_link_libraries(${_tables} PRIVATE ${TORCH_LIBRARIES})
-  target_include_directories(${_tables} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_compile_definitions(${_tables} PRIVATE ${_arch})
-  target_compile_options(${_tables} PRIVATE -Wall -Wextra)
-  target_sources(${target} PRIVATE $<TARGET_OBJECTS:${_tables}>)
-  target_compile_definitions(${target} PRIVATE ${_arch})
-  set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_tables})
+  set(_table ${target}_capability_table)
+  add_library(${_table} OBJECT ops/cpu/capability.cpp)
+  target_include_directories(${_table} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(${_table} PRIVATE -Wall -Wextra)
+  target_sources(${target} INTERFACE $<TARGET_OBJECTS:${_table}>)
+  set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_table})
   _hardsigmoid_ops_add_per_capability(${target} row_loops ops/cpu/row_loops.cpp
                                       "${_hardsigmoid_ops_capabilities}")
   set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_ROW_LOOP_TARGETS ${_per_capability_targets})
 endfunction()
 
-# The quantized kernel's loops (ops/cpu/quantized_loops.cpp), per capability as the row loops
+# The quantized kernel's loops (ops/cpu/quantized/quantized_loops.cpp), per capability as the row loops
 # with their flags, for the capabilities aten has quantized kernels for. They need libtorch
 # (TensorIterator): the ExecuTorch kernel library does not link them. Named in the global
 # property HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS.
 function(hardsigmoid_ops_add_quantized_loops target)
-  _hardsigmoid_ops_add_per_capability(${target} quantized_loops ops/cpu/quantized_loops.cpp
+  _hardsigmoid_ops_add_per_capability(${target} quantized_loops ops/cpu/quantized/quantized_loops.cpp
                                       "${_hardsigmoid_ops_quantized_capabilities}")
   set_property(GLOBAL APPEND PROPERTY HARDSIGMOID_OPS_QUANTIZED_LOOP_TARGETS
                                       ${_per_capability_targets})

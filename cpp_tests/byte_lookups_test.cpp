@@ -1,10 +1,10 @@
-// The byte lookups (ops/cpu/byte_lookups.h): every one this processor runs against the table
-// itself, with a random table (every entry independent, unlike an op's monotone one), over every
-// length up to a few vector steps and some beyond, from unaligned addresses, out of place and in
-// place; the process's choice against the processor's own list of instructions; the names a run
-// may ask for, and the refusals. The lines (ops/cpu/byte_line.h) fitted to aten's own tables of
-// random scales and zero points, the formula and the AVX2 loop against the table, and the tables
-// no line gives. The ops' results with each lookup against aten's: quantized_test.cpp.
+// The byte lookups (ops/cpu/quantized/byte_lookups.h): every one this processor runs against the
+// table itself, with a random table (every entry independent, unlike an op's monotone one), over
+// every length up to a few vector steps and some beyond, from unaligned addresses, out of place and
+// in place; the process's choice against the processor's own list of instructions; the names a run
+// may ask for, and the refusals. The lines (ops/cpu/quantized/byte_line.h) fitted to aten's own
+// tables of random scales and zero points, the formula and the AVX2 loop against the table, and the
+// tables no line gives. The ops' results with each lookup against aten's: quantized_test.cpp.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -19,7 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "ops/cpu/byte_table.h"
+#include "ops/cpu/quantized/byte_lookup_choice.h"
+#include "ops/cpu/quantized/byte_table.h"
 #include "test_support.h"
 
 namespace hardsigmoid_test {
@@ -128,7 +129,7 @@ TEST(ByteLookups, ChosenIsTheFastestTheProcessorHas) {
   EXPECT_EQ(cpu::byte_lookup_name(cpu::byte_lookup_for("")), expected);
   // The process's choice: the one a run names, else the fastest.
   const char* requested = std::getenv("HARDSIGMOID_OPS_BYTE_LOOKUP");
-  EXPECT_EQ(cpu::byte_lookup_name(cpu::chosen_byte_lookup()),
+  EXPECT_EQ(cpu::byte_lookup_name(cpu::byte_lookup_for_this_call()),
             requested && *requested ? std::string(requested) : expected);
 }
 

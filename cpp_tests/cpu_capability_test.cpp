@@ -1,6 +1,6 @@
-// The CPU row loops exist once per instruction set (DEFAULT, AVX2, AVX512 on x86-64; DEFAULT and
-// SVE256 on aarch64) and follow aten's
-// choice, which ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
+// The CPU loops exist once per capability (DEFAULT, AVX2, AVX512 on x86-64; DEFAULT and SVE256 on
+// aarch64), registered in one table (ops/cpu/capability.h), and follow aten's choice, which
+// ATEN_CPU_CAPABILITY overrides: CTest reruns the CPU cases under each capability
 // (CMakeLists.txt). This case makes sure such a rerun really runs the loops it names.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
-#include "ops/cpu/row_loops.h"
+#include "ops/cpu/capability_choice.h"
 
 namespace hardsigmoid_test {
 namespace {
@@ -45,7 +46,15 @@ TEST(CpuCapability, LoopsFollowAten) {
   // differently.
   EXPECT_TRUE(have_it) << "aten runs " << aten << " here; the library's loops for it are "
                        << "missing or judged not runnable";
-  EXPECT_EQ(cpu::capability_name(cpu::selected_capability()), aten);
+  const std::optional<cpu::Capability> named = cpu::capability_named(aten);
+  ASSERT_TRUE(named) << "the capability table has no entry named " << aten;
+  EXPECT_EQ(cpu::atens_capability(), *named);
+  EXPECT_EQ(&cpu::selected_row_loops(), cpu::capability_entry(*named).row_loops);
+  // aten has quantized kernels for DEFAULT, AVX2 and SVE256; under AVX512 its DispatchStub runs
+  // the AVX2 ones.
+  const cpu::Capability quantized =
+      *named == cpu::Capability::kAvx512 ? cpu::Capability::kAvx2 : *named;
+  EXPECT_EQ(&cpu::selected_quantized_loops(), cpu::capability_entry(quantized).quantized_loops);
 }
 
 }  // namespace

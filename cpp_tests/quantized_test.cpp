@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "ops/cpu/byte_table.h"
-#include "ops/cpu/hardsigmoid_quantized.h"
-#include "ops/cpu/quantized_loops.h"
+#include "ops/cpu/capability_choice.h"
+#include "ops/cpu/quantized/byte_lookup_choice.h"
+#include "ops/cpu/quantized/byte_table.h"
+#include "ops/cpu/quantized/hardsigmoid_quantized.h"
+#include "ops/cpu/quantized/quantized_loops.h"
 #include "ops/hardsigmoid.h"
 #include "test_support.h"
 
@@ -163,7 +165,7 @@ TEST(Quantized, ArithmeticMatchesAtenAtEverySize) {
       const cpu::OutputQuantization output = cpu::output_quantization(dtype);
       const at::Tensor ours = at::_empty_affine_quantized({numel}, at::TensorOptions().dtype(dtype),
                                                           output.scale, output.zero_point);
-      cpu::selected_quantized_forward(q, ours);
+      cpu::selected_quantized_loops().forward(q, ours);
       EXPECT_TRUE(same_quantized(ours, at::hardsigmoid(q)));
     }
   }
@@ -196,7 +198,8 @@ TEST(Quantized, TablesAreAtensFormulas) {
               .view(at::kByte)
               .contiguous();
       const auto table = [&](cpu::Formula formula) {
-        const auto values = cpu::selected_quantized_table(dtype, scale, zero_point, formula);
+        const auto values =
+            cpu::selected_quantized_loops().table(dtype, scale, zero_point, formula);
         return at::tensor(std::vector<uint8_t>(values.begin(), values.end()), at::kByte);
       };
       EXPECT_TRUE(at::equal(table(cpu::Formula::kVector), vector)) << scale << " " << zero_point;
@@ -216,6 +219,7 @@ TEST(Quantized, EveryByteLookupGivesAtensCodes) {
   for (const cpu::ByteLookup lookup : cpu::kByteLookups) {
     if (!cpu::can_run(lookup)) continue;
     SCOPED_TRACE(cpu::byte_lookup_name(lookup));
+    const cpu::ForcedByteLookup forced(lookup);
     const int64_t from = cpu::table_from_elements(lookup);
     int lines_taken = 0;  // AVX2's line: the tables drawn below that a line was found for
     under_each_engine([&] {
@@ -242,12 +246,13 @@ TEST(Quantized, EveryByteLookupGivesAtensCodes) {
         const auto path = [&](const at::Tensor& self) {
           const at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(),
                                                              output.scale, output.zero_point);
-          return cpu::quantized_forward(self, out, lookup);
+          return cpu::quantized_forward(self, out);
         };
         EXPECT_EQ(path(q),
                   qnnpack ? cpu::QuantizedPath::kQnnpackTable : cpu::QuantizedPath::kFormulaTable);
         if (!qnnpack) {
-          const auto table = cpu::agreeing_quantized_table(dtype, scale, zero_point);
+          const auto table = cpu::agreeing_quantized_table(cpu::selected_quantized_loops(), dtype,
+                                                           scale, zero_point);
           ASSERT_TRUE(table);
           lines_taken += cpu::prepare_table(lookup, table->data(), q.numel()).lookup ==
                          cpu::ByteLookup::kAvx2Line;
@@ -256,15 +261,14 @@ TEST(Quantized, EveryByteLookupGivesAtensCodes) {
                   qnnpack ? cpu::QuantizedPath::kQnnpackTable : cpu::QuantizedPath::kArithmetic);
         for (const at::Tensor& self : {q, q.t(), q.slice(1, 0, q.size(1), 2)}) {
           SCOPED_TRACE(self.is_contiguous() ? "contiguous" : "strided");
-          EXPECT_TRUE(
-              same_quantized(cpu::hardsigmoid_quantized(self, lookup), at::hardsigmoid(self)));
+          EXPECT_TRUE(same_quantized(cpu::hardsigmoid_quantized(self), at::hardsigmoid(self)));
           at::Tensor ours = self.clone(), theirs = self.clone();
-          cpu::hardsigmoid_quantized_(ours, lookup);
+          cpu::hardsigmoid_quantized_(ours);
           at::hardsigmoid_(theirs);
           EXPECT_TRUE(same_quantized(ours, theirs));
           at::Tensor out = random_quantized(dtype, self.sizes());
           at::Tensor aten_out = out.clone();
-          cpu::hardsigmoid_quantized_out(self, out, lookup);
+          cpu::hardsigmoid_quantized_out(self, out);
           at::hardsigmoid_out(aten_out, self);
           EXPECT_TRUE(same_quantized(out, aten_out));
         }

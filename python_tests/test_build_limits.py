@@ -121,8 +121,8 @@ def test_a_gpu_without_code_gets_the_librarys_error():
             call()
         message = str(raised.value)
         assert "no CUDA code for this GPU" in message, (name, message)
-        assert f"{x.device} ({torch.cuda.get_device_name()}) has compute capability {major}.{minor}" \
-            in message, message
+        device = f"{x.device} ({torch.cuda.get_device_name()})"
+        assert f"{device} has compute capability {major}.{minor}" in message, message
         held = " ".join(INFO["cuda_sass"]) or "none"
         assert f"holds SASS for {held} and PTX for" in message, message
         assert f'TORCH_CUDA_ARCH_LIST="{major}.{minor}"' in message, message

@@ -1,6 +1,7 @@
 // Meta: the checks and output allocation of every other device, computing nothing, so that fake
 // tensors (torch.compile, torch.export) see the same shapes, strides and errors. Outputs come from
-// at::empty_like, which keeps symbolic sizes symbolic: dynamic shapes do not recompile.
+// the same empty_output as every device's (at::empty_symint, or at::empty_like where sizes and
+// strides are symbolic), which keeps symbolic sizes symbolic: dynamic shapes do not recompile.
 #include <torch/library.h>
 
 #include "registration/register_device_kernels.h"

@@ -1,12 +1,12 @@
-// The measurement behind the 8-bit quantized op's table thresholds (ops/cpu/byte_table.cpp's
-// table_from_elements): from how many elements building the two 256-entry tables of aten's
-// results, comparing them and applying the table with each byte lookup this processor runs beats
-// aten's arithmetic (the library's own copy of it, as the op runs it), on one thread, into a
-// preallocated output, QUInt8 and QInt8 with codes over [-4, 4], 2^8 to 2^16 elements. Prints the
-// median time of each lookup's table path over the arithmetic's: below 1, the table wins. Rounds
-// take the paths in turns, so that drift touches each alike. Run it again with
-// ATEN_CPU_CAPABILITY=default for a processor whose aten arithmetic is DEFAULT's.
-// Usage: byte_table_threshold [rounds]
+// The measurement behind the 8-bit quantized op's table thresholds
+// (ops/cpu/quantized/byte_lookup_choice.cpp's table_from_elements): from how many elements building
+// the two 256-entry tables of aten's results, comparing them and applying the table with each byte
+// lookup this processor runs beats aten's arithmetic (the library's own copy of it, as the op runs
+// it), on one thread, into a preallocated output, QUInt8 and QInt8 with codes over [-4, 4], 2^8 to
+// 2^16 elements. Prints the median time of each lookup's table path over the arithmetic's: below 1,
+// the table wins. Rounds take the paths in turns, so that drift touches each alike. Run it again
+// with ATEN_CPU_CAPABILITY=default for a processor whose aten arithmetic is DEFAULT's. Usage:
+// byte_table_threshold [rounds]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -17,9 +17,10 @@
 #include <functional>
 #include <vector>
 
-#include "ops/cpu/byte_table.h"
-#include "ops/cpu/hardsigmoid_quantized.h"
-#include "ops/cpu/quantized_loops.h"
+#include "ops/cpu/capability_choice.h"
+#include "ops/cpu/quantized/byte_table.h"
+#include "ops/cpu/quantized/hardsigmoid_quantized.h"
+#include "ops/cpu/quantized/quantized_loops.h"
 
 namespace cpu = hardsigmoid_ops::cpu;
 
@@ -50,11 +51,12 @@ void sweep(at::ScalarType dtype, int rounds) {
     const cpu::OutputQuantization q = cpu::output_quantization(dtype);
     at::Tensor out = at::_empty_affine_quantized({n}, self.options(), q.scale, q.zero_point);
     std::vector<std::function<void()>> paths;
-    paths.push_back([&] { cpu::selected_quantized_forward(self, out); });
+    paths.push_back([&] { cpu::selected_quantized_loops().forward(self, out); });
     for (const cpu::ByteLookup lookup : lookups) {
       paths.push_back([&, lookup] {
         // What quantized_forward does above the threshold: both tables, compared, applied.
-        if (const auto table = cpu::agreeing_quantized_table(dtype, scale, zero_point)) {
+        if (const auto table = cpu::agreeing_quantized_table(cpu::selected_quantized_loops(), dtype,
+                                                             scale, zero_point)) {
           cpu::apply_byte_table(*table, self, out, lookup);
         }
       });

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "ops/cpu/row_loops.h"
+#include "ops/cpu/capability_choice.h"
 
 namespace {
 

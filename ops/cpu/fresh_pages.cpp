@@ -10,10 +10,9 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// Ranges below this are left to fault as before. A mincore call costs 0.6 - 0.7 us here, which
-// would be about 3 % of a 256 KiB float32 range in the caches;
-// from 4 MiB it is under 0.5 %, and the measured gains (docs/performance.md) are for 8 MiB and
-// more.
+// Ranges below this are left to fault as before: the mincore call that decides is a measurable
+// share of a range in the caches and negligible from a few MiB, and the measured gains are for
+// larger ranges (docs/performance.md, History, CPU: "A new output's page faults").
 constexpr size_t kMinBytes = size_t{4} << 20;
 
 }  // namespace

@@ -4,8 +4,8 @@
 // threshold) has no pages yet: the loop that writes it first takes one page fault per 4 KiB, and
 // those faults, not the arithmetic, are most of the allocating call's time (hardsigmoid(x) from
 // Python). Mapping the range in one madvise(MADV_POPULATE_WRITE) call before the loop costs the
-// same zeroing without a fault per page (measured in docs/performance.md: 16-bit types at 2^24
-// - 2^25 elements, 0.83 - 0.92 of x.clone()'s speed before, 0.95 - 1.02 after).
+// same zeroing without a fault per page (docs/performance.md, "bfloat16 and float16 above the
+// caches, and the allocating call").
 #pragma once
 
 #include <cstddef>

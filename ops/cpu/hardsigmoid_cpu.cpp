@@ -1,5 +1,5 @@
 // CPU drivers: split the work across threads and hand rows to the row loops of the instruction
-// set aten runs with (row_loops.h).
+// set aten runs with (capability_choice.h).
 //
 // A flat span's output pages are mapped by each thread before its loop writes them, when they are
 // not mapped yet (ops/cpu/fresh_pages.h): a new output's page faults cost more than the op.
@@ -18,18 +18,17 @@
 
 #include <algorithm>
 
+#include "ops/cpu/capability_choice.h"
 #include "ops/cpu/fresh_pages.h"
-#include "ops/cpu/row_loops.h"
 #include "ops/tensor_walk.h"
 
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// Elements per task below aten's grain. Measured (benchmarks/studies/grain_size.cpp, 2 threads,
-// float32 and bfloat16, 2^12 - 2^22 elements; docs/performance.md): 8192 splits 2^14 elements in
-// two and runs them 1.22 / 1.30 times as fast as aten's GRAIN_SIZE (32768), which leaves them on
-// one thread; at 2^12 a split costs more than it gains (2048: 0.54), and from 2^16 up the grains
-// from 2048 to 32768 are within 3 % of each other.
+// Elements per task below aten's grain, measured by benchmarks/studies/grain_size.cpp
+// (docs/performance.md, Reference: "Grain size"): it splits 2^14 elements in two, which aten's
+// GRAIN_SIZE (32768) leaves on one thread, where the split pays; smaller grains cost more than
+// they gain, and from 2^16 up the grain barely matters.
 constexpr int64_t kGrainSize = 8192;
 
 // f(begin, end) over the ranges of [0, n) that threads take.

@@ -1,7 +1,8 @@
-// hardsigmoid over one row, compiled once per instruction set: CMake builds this file three times
-// (cmake/row_loops.cmake) with CPU_CAPABILITY set to DEFAULT, AVX2 or AVX512 and aten's flags for
-// it, so that at::vec::Vectorized<T> is that instruction set's vector and every symbol lands in
-// hardsigmoid_ops::cpu::CPU_CAPABILITY.
+// hardsigmoid over one row, compiled once per CPU capability: CMake builds this file for each
+// capability of the processor's architecture (cmake/row_loops.cmake) with CPU_CAPABILITY set to
+// its name and aten's flags for it, so that at::vec::Vectorized<T> is that instruction set's vector
+// and every symbol lands in hardsigmoid_ops::cpu::CPU_CAPABILITY; the table it makes registers
+// itself in the capability table (capability.h).
 //
 // The loop structure is aten's (aten/src/ATen/native/cpu/Loops.h, VectorizedLoop2d), so that
 // aten's bits follow, NaN bits included:
@@ -22,9 +23,11 @@
 #include <ATen/OpMathType.h>
 #include <ATen/cpu/vec/functional.h>
 #include <ATen/cpu/vec/vec.h>
+#include <c10/macros/Macros.h>
 
 #include <utility>
 
+#include "ops/cpu/capability.h"
 #include "ops/hardsigmoid_math.h"
 
 #if !defined(CPU_CAPABILITY)
@@ -46,6 +49,19 @@ constexpr int64_t kVectorsPerStep = 2;
 #endif
 template <typename scalar_t>
 constexpr int64_t kStep = Vectorized<scalar_t>::size() * kVectorsPerStep;
+
+// Under AVX512 strided rows are AVX2's: gathered one lane at a time, sixteen lanes ran slower than
+// eight (docs/performance.md, History, CPU: "Hand-written loops"), and aten's own strided rows
+// there are its AVX2 kernel's.
+#if defined(CPU_CAPABILITY_AVX512)
+constexpr bool kStridedRowsOfAvx2 = true;
+#else
+constexpr bool kStridedRowsOfAvx2 = false;
+#endif
+template <typename scalar_t>
+const RowLoops<scalar_t>& avx2_rows() {
+  return capability_entry(Capability::kAvx2).row_loops->get<scalar_t>();
+}
 
 // The lane operations, std::max's and std::min's rule lane by lane: clamp_min(a, b) and
 // clamp_max(a, b) are the max and min instructions with b first, which return a when either is
@@ -73,10 +89,10 @@ struct VectorOps {
 // a NaN lane (max or min, OR'd with the unordered mask) and in the generic DEFAULT build the
 // first operand's NaN. With VectorOps' clamp, a NaN input ends as its own NaN; here it becomes
 // the all-ones one where aten's does: the same bits for every input at two instructions a
-// vector, where maximum and minimum take six (1.15 - 1.35 times the throughput on the 16-bit types,
-// docs/performance.md). Checked on x86 (every bit pattern of the 16-bit types, each capability).
-// For bfloat16 results there is nothing to add: Vectorized's x86 bfloat16 rounding turns every
-// NaN into aten's 0xFFFF by itself.
+// vector, where maximum and minimum take six (faster on the 16-bit types: docs/performance.md,
+// History, CPU: "Rebuilt on at::vec::Vectorized"). Checked on x86 (every bit pattern of the 16-bit
+// types, each capability). For bfloat16 results there is nothing to add: Vectorized's x86 bfloat16
+// rounding turns every NaN into aten's 0xFFFF by itself.
 template <typename scalar_t, typename V>
 V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
 #if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
@@ -134,8 +150,8 @@ C10_ALWAYS_INLINE void store_from_floats(scalar_t* p, const Vectorized<float>& l
 
 #if defined(CPU_CAPABILITY_AVX512)
 // Contiguous float16 under AVX512 converted from and to two 256-bit halves directly: Vectorized's
-// 512-bit load, split and merge add shuffles that ran float16 rows at 0.83 - 0.95 of this
-// (docs/performance.md). The same F16C-style rounding, so the same bits.
+// 512-bit load, split and merge add shuffles that ran float16 rows slower (docs/performance.md,
+// History, CPU: "Rebuilt on at::vec::Vectorized"). The same F16C-style rounding, so the same bits.
 template <>
 C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const c10::Half* p,
                                                                                  int64_t stride,
@@ -246,9 +262,9 @@ Vectorized<scalar_t> narrow_as_scalar_loop(const Vectorized<float>& low,
 
 #if defined(CPU_CAPABILITY_AVX2)
 // Strided float rows in four SSE lanes, the one hand-written lane type: in Vectorized's eight
-// lanes, step-2 float32 rows ran at 0.96 - 1.00 of aten forward and 0.75 - 0.88 backward (one
-// thread, 2^12 - 2^20 elements), in four at 0.95 - 1.00 and 1.00 (docs/performance.md). The
-// formulas are math::'s, on these operations.
+// lanes step-2 float32 rows ran behind aten, backward most, and in four they do not
+// (docs/performance.md, History, CPU: "Rebuilt on at::vec::Vectorized"). The formulas are math::'s,
+// on these operations.
 struct FourFloats {
   using value_type = float;
   __m128 v;
@@ -363,14 +379,10 @@ void forward_row(const scalar_t* in, int64_t in_stride, scalar_t* out, int64_t o
         forward_vector(in, in_stride, out, j);
       }
     }
+  } else if constexpr (kStridedRowsOfAvx2) {
+    return avx2_rows<scalar_t>().forward(in, in_stride, out, out_stride, n);
   } else {
-#if defined(CPU_CAPABILITY_AVX512)
-    // Strided rows gather one lane at a time: 16 lanes ran at 0.6 - 0.9 of 8 (docs/performance.md),
-    // and aten's own strided rows under AVX512 are its AVX2 kernel's.
-    return AVX2::row_loop_table().get<scalar_t>().forward(in, in_stride, out, out_stride, n);
-#else
     i = forward_gathered(in, in_stride, out, out_stride, n);
-#endif
   }
   for (; i < n; ++i) out[i * out_stride] = forward_scalar(in[i * in_stride]);
 }
@@ -385,15 +397,12 @@ void backward_row(const scalar_t* grad_output, int64_t grad_output_stride, const
         backward_vector(grad_output, grad_output_stride, self, self_stride, grad_input, j);
       }
     }
+  } else if constexpr (kStridedRowsOfAvx2) {
+    return avx2_rows<scalar_t>().backward(grad_output, grad_output_stride, self, self_stride,
+                                          grad_input, grad_input_stride, n);
   } else {
-#if defined(CPU_CAPABILITY_AVX512)
-    // As the forward's.
-    return AVX2::row_loop_table().get<scalar_t>().backward(
-        grad_output, grad_output_stride, self, self_stride, grad_input, grad_input_stride, n);
-#else
     i = backward_gathered(grad_output, grad_output_stride, self, self_stride, grad_input,
                           grad_input_stride, n);
-#endif
   }
   for (; i < n; ++i) {
     grad_input[i * grad_input_stride] =
@@ -409,12 +418,10 @@ static_assert(kRowLoopStepMultiple % kStep<float> == 0 &&
               kRowLoopStepMultiple % kStep<c10::Half> == 0 &&
               kRowLoopStepMultiple % kStep<c10::BFloat16> == 0);
 
-}  // namespace
+constexpr RowLoopTable kTable{kLoops<float>, kLoops<double>, kLoops<c10::Half>,
+                              kLoops<c10::BFloat16>};
+const RegisterRowLoops registered(C10_STRINGIZE(CPU_CAPABILITY), kTable);
 
-const RowLoopTable& row_loop_table() {
-  static constexpr RowLoopTable kTable{kLoops<float>, kLoops<double>, kLoops<c10::Half>,
-                                       kLoops<c10::BFloat16>};
-  return kTable;
-}
+}  // namespace
 
 }  // namespace hardsigmoid_ops::cpu::CPU_CAPABILITY

@@ -1,20 +1,15 @@
-// The CPU's innermost loops: hardsigmoid over one row of elements. They are compiled once per
-// instruction set from row_loops.cpp (DEFAULT, AVX2, AVX512 on x86-64; DEFAULT, which is NEON,
-// and SVE256 on aarch64: each into the namespace of its
-// CPU_CAPABILITY, as aten's own per-ISA kernels are) and chosen at run time as aten's DispatchStub
-// chooses, from at::get_cpu_capability(), which honours ATEN_CPU_CAPABILITY
-// (row_loop_selection.cpp). What is compiled in and runnable is told apart from that choice
-// (row_loop_tables.cpp), which needs no libtorch: the ExecuTorch kernel library runs these loops
-// too.
+// The CPU's innermost loops: hardsigmoid over one row of elements, for every float dtype. Compiled
+// once per CPU capability from row_loops.cpp, each into the namespace of its CPU_CAPABILITY as
+// aten's own per-ISA kernels are, and registered in the capability table (capability.h), which
+// chooses among them (capability_choice.h in a torch process). Free of libtorch: the ExecuTorch
+// kernel library runs these loops too.
 #pragma once
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
 #include <cstdint>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 namespace hardsigmoid_ops::cpu {
 
@@ -48,42 +43,5 @@ struct RowLoopTable {
 // iterations of every table's vector loop, so they add no scalar tail (a multiple of the widest
 // step: two 256-bit vectors of a 16-bit type are 32 elements).
 constexpr int64_t kRowLoopStepMultiple = 64;
-
-enum class Capability { kDefault, kAvx2, kAvx512, kSve256 };
-
-// row_loop_tables.cpp (no libtorch):
-// Whether the capability is compiled into the library and this processor can run it.
-bool can_run(Capability capability);
-
-// The capabilities compiled into the library that this processor can run, DEFAULT first.
-std::vector<Capability> runnable_capabilities();
-
-// aten's name for it: "DEFAULT", "AVX2", "AVX512", "SVE256".
-std::string capability_name(Capability capability);
-
-// The loops of the capability if it can run, else DEFAULT's.
-const RowLoopTable& runnable_row_loops(Capability capability);
-
-// row_loop_selection.cpp (libtorch):
-// The capability aten runs with in this process, within those compiled in.
-Capability selected_capability();
-
-// The loops of one capability (an error if it cannot run), or of the selected one.
-const RowLoopTable& row_loops(Capability capability);
-const RowLoopTable& selected_row_loops();
-
-// Each capability's table, defined by row_loops.cpp compiled with CPU_CAPABILITY set to it.
-namespace DEFAULT {
-const RowLoopTable& row_loop_table();
-}
-namespace AVX2 {
-const RowLoopTable& row_loop_table();
-}
-namespace AVX512 {
-const RowLoopTable& row_loop_table();
-}
-namespace SVE256 {
-const RowLoopTable& row_loop_table();
-}
 
 }  // namespace hardsigmoid_ops::cpu

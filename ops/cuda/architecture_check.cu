@@ -67,9 +67,10 @@ void check_device_has_code(c10::DeviceIndex device) {
                       "for the GPU)"
                     : "",
                 // DeviceIndex is a char type: streamed as it is, index 0 would end the message.
-                ": cuda:", static_cast<int>(device), " (", properties->name, ") has compute capability ", major, ".",
-                minor, " (sm_", major, minor, "), and this library holds SASS for ",
-                HARDSIGMOID_OPS_CUDA_SASS_NAMES, " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
+                ": cuda:", static_cast<int>(device), " (", properties->name,
+                ") has compute capability ", major, ".", minor, " (sm_", major, minor,
+                "), and this library holds SASS for ", HARDSIGMOID_OPS_CUDA_SASS_NAMES,
+                " and PTX for ", HARDSIGMOID_OPS_CUDA_PTX_NAMES,
                 ". Build it for this GPU from source: TORCH_CUDA_ARCH_LIST=\"", major, ".", minor,
                 "\" pip install --no-build-isolation <source> (or CMake with "
                 "-DTORCH_CUDA_ARCH_LIST=\"",

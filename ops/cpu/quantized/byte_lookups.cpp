@@ -1,12 +1,12 @@
-#include "ops/cpu/byte_lookups.h"
+#include "ops/cpu/quantized/byte_lookups.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #elif defined(__aarch64__)
 #include <arm_neon.h>
-#include <asm/hwcap.h>
-#include <sys/auxv.h>
 #endif
+
+#include "ops/cpu/capability.h"
 
 namespace hardsigmoid_ops::cpu {
 namespace {
@@ -43,8 +43,9 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookup_vbmi_permutes
 // keeps each byte's row of the two. A tree of byte blends then keeps the row chosen by bits 5, 6
 // and 7: vpblendvb chooses by each byte's top bit, and shifted left by 2, 1 and 0 bits a byte
 // brings its bit 5, 6 or 7 there (a 16-bit shift by fewer than 8 bits moves no bit of one byte
-// into the top of the next). 16 shuffles, 8 ORs and 7 blends: 1.08 times the speed of a tree of
-// 15 blends, and 1.2 times that of four index vectors (bits 4 and 5) with 12 ORs and 3 blends.
+// into the top of the next). 16 shuffles, 8 ORs and 7 blends: faster than a tree of 15 blends, and
+// than four index vectors (bits 4 and 5) with 12 ORs and 3 blends (docs/performance.md, "The
+// byte lookups on every CPU").
 __attribute__((target("avx2"), always_inline)) inline __m256i look_up_32(const __m256i* rows,
                                                                          __m256i bytes) {
   const __m256i low_four_bits = _mm256_set1_epi8(0x0F);
@@ -143,34 +144,19 @@ bool can_run(ByteLookup lookup) {
   switch (lookup) {
 #if defined(__x86_64__)
     case ByteLookup::kVbmiPermutes:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vbmi");
+      return processor_has(ByteInstructions::kAvx512Vbmi);
     case ByteLookup::kAvx2Line:
     case ByteLookup::kAvx2Shuffles:
-      return __builtin_cpu_supports("avx2");
+      return processor_has(ByteInstructions::kAvx2);
 #elif defined(__aarch64__)
     case ByteLookup::kNeonTables:
-      return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+      return processor_has(ByteInstructions::kNeon);
 #endif
     case ByteLookup::kBytes:
       return true;
     default:
       return false;
   }
-}
-
-PreparedTable prepare_table(ByteLookup lookup, const uint8_t* table, int64_t contiguous_bytes) {
-  PreparedTable prepared{table, lookup, ByteLine{}};
-  if (lookup == ByteLookup::kAvx2Line) {
-    std::optional<ByteLine> line;
-    if (contiguous_bytes >= kLineFromElements) line = fit_byte_line(table);
-    if (line) {
-      prepared.line = *line;
-    } else {
-      prepared.lookup = ByteLookup::kAvx2Shuffles;
-    }
-  }
-  return prepared;
 }
 
 void lookup_contiguous(const PreparedTable& prepared, const uint8_t* from, uint8_t* to, int64_t n) {

@@ -1,16 +1,16 @@
-#include "ops/cpu/hardsigmoid_quantized.h"
+#include "ops/cpu/quantized/hardsigmoid_quantized.h"
 
 #include <ATen/Context.h>
-#include <ATen/Version.h>
 #include <ATen/ops/_empty_affine_quantized.h>
 #include <ATen/quantized/Quantizer.h>
 
 #include <array>
 #include <cmath>
 
-#include "ops/cpu/byte_table.h"
-#include "ops/cpu/quantized_loops.h"
-#include "ops/cpu/row_loops.h"
+#include "ops/cpu/capability_choice.h"
+#include "ops/cpu/quantized/byte_lookup_choice.h"
+#include "ops/cpu/quantized/byte_table.h"
+#include "ops/cpu/quantized/quantized_loops.h"
 #include "ops/hardsigmoid_checks.h"
 
 namespace hardsigmoid_ops::cpu {
@@ -28,23 +28,6 @@ void set_output_quantization(const at::Tensor& t) {
                      at::make_per_tensor_affine_quantizer(q.scale, q.zero_point, t.scalar_type()));
 }
 
-// The capability of aten's quantized kernel in this process. On x86-64 they are registered for
-// DEFAULT and AVX2: a process where aten runs AVX2 or AVX512 runs their AVX2 versions, whose
-// vector width decides where the scalar tails fall. On aarch64, DEFAULT and SVE256. Decided from
-// aten's own capability, not from the row loops' choice, which may differ from it.
-Capability quantized_capability() {
-  static const Capability capability = [] {
-    const std::string aten = at::get_cpu_capability();
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-    if (aten != "DEFAULT" && can_run(Capability::kAvx2)) return Capability::kAvx2;
-#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
-    if (aten == "SVE256" && can_run(Capability::kSve256)) return Capability::kSve256;
-#endif
-    return Capability::kDefault;
-  }();
-  return capability;
-}
-
 }  // namespace
 
 // An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
@@ -59,67 +42,38 @@ Capability quantized_capability() {
 // speed pays for building the tables (table_from_elements). Where they differ on any code (none
 // was found for the 8-bit types, but it is not excluded), aten's arithmetic runs element for
 // element. QInt32 always takes the arithmetic.
-QuantizedPath quantized_forward(const at::Tensor& self, const at::Tensor& out,
-                                std::optional<ByteLookup> named) {
+QuantizedPath quantized_forward(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) return QuantizedPath::kArithmetic;
   const at::ScalarType dtype = self.scalar_type();
   const int64_t zero_point = self.q_zero_point();
+  const QuantizedLoops& loops = selected_quantized_loops();
   if (dtype == at::kQInt32) {
-    selected_quantized_forward(self, out);
+    loops.forward(self, out);
     return QuantizedPath::kArithmetic;
   }
-  const ByteLookup lookup = named ? *named : chosen_byte_lookup();
+  const ByteLookup lookup = byte_lookup_for_this_call();
   if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
       qnnpack_takes(self)) {
     const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
-    apply_byte_table(
-        selected_quantized_table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
-        out, lookup);
+    apply_byte_table(loops.table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
+                     out, lookup);
     return QuantizedPath::kQnnpackTable;
   }
   if (self.numel() >= table_from_elements(lookup)) {
-    if (const auto table = agreeing_quantized_table(dtype, self.q_scale(), zero_point)) {
+    if (const auto table = agreeing_quantized_table(loops, dtype, self.q_scale(), zero_point)) {
       apply_byte_table(*table, self, out, lookup);
       return QuantizedPath::kFormulaTable;
     }
   }
-  selected_quantized_forward(self, out);
+  loops.forward(self, out);
   return QuantizedPath::kArithmetic;
 }
 
-void selected_quantized_forward(const at::Tensor& self, const at::Tensor& out) {
-  switch (quantized_capability()) {
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-    case Capability::kAvx2:
-      return AVX2::quantized_forward(self, out);
-#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
-    case Capability::kSve256:
-      return SVE256::quantized_forward(self, out);
-#endif
-    default:
-      return DEFAULT::quantized_forward(self, out);
-  }
-}
-
-std::array<uint8_t, 256> selected_quantized_table(at::ScalarType dtype, double scale,
-                                                  int64_t zero_point, Formula formula) {
-  switch (quantized_capability()) {
-#if defined(HARDSIGMOID_OPS_X86_CAPABILITIES)
-    case Capability::kAvx2:
-      return AVX2::quantized_table(dtype, scale, zero_point, formula);
-#elif defined(HARDSIGMOID_OPS_AARCH64_CAPABILITIES)
-    case Capability::kSve256:
-      return SVE256::quantized_table(dtype, scale, zero_point, formula);
-#endif
-    default:
-      return DEFAULT::quantized_table(dtype, scale, zero_point, formula);
-  }
-}
-
-std::optional<std::array<uint8_t, 256>> agreeing_quantized_table(at::ScalarType dtype, double scale,
+std::optional<std::array<uint8_t, 256>> agreeing_quantized_table(const QuantizedLoops& loops,
+                                                                 at::ScalarType dtype, double scale,
                                                                  int64_t zero_point) {
-  auto scalar = selected_quantized_table(dtype, scale, zero_point, Formula::kScalar);
-  if (scalar != selected_quantized_table(dtype, scale, zero_point, Formula::kVector)) {
+  auto scalar = loops.table(dtype, scale, zero_point, Formula::kScalar);
+  if (scalar != loops.table(dtype, scale, zero_point, Formula::kVector)) {
     return std::nullopt;
   }
   return scalar;
@@ -136,39 +90,38 @@ OutputQuantization output_quantization(at::ScalarType dtype) {
   }
 }
 
-at::Tensor hardsigmoid_quantized(const at::Tensor& self, std::optional<ByteLookup> lookup) {
+at::Tensor hardsigmoid_quantized(const at::Tensor& self) {
   checks::check_quantized_input("hardsigmoid", "self", self);
   const OutputQuantization q = output_quantization(self.scalar_type());
   // aten's layout: the input's suggested memory format, dense.
   at::Tensor out = at::_empty_affine_quantized(self.sizes(), self.options(), q.scale, q.zero_point,
                                                self.suggest_memory_format());
-  quantized_forward(self, out, lookup);
+  quantized_forward(self, out);
   return out;
 }
 
-void hardsigmoid_quantized_(const at::Tensor& self, std::optional<ByteLookup> lookup) {
+void hardsigmoid_quantized_(const at::Tensor& self) {
   checks::check_quantized_input("hardsigmoid_", "self", self);
   checks::check_no_internal_overlap("hardsigmoid_", "self", self);
   if (self.is_contiguous(self.suggest_memory_format())) {
     // The functional op's output would be laid out as self is: written in place, the elements
     // meet the same formulas, without a new tensor and a copy.
-    quantized_forward(self, self, lookup);
+    quantized_forward(self, self);
     set_output_quantization(self);
     return;
   }
-  self.copy_(hardsigmoid_quantized(self, lookup));  // copy_ gives self the result's quantizer
+  self.copy_(hardsigmoid_quantized(self));  // copy_ gives self the result's quantizer
 }
 
-void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out,
-                               std::optional<ByteLookup> lookup) {
+void hardsigmoid_quantized_out(const at::Tensor& self, const at::Tensor& out) {
   checks::check_quantized_out("hardsigmoid_out", self, out);
   checks::check_no_internal_overlap("hardsigmoid_out", "out", out);
   checks::check_no_partial_overlap("hardsigmoid_out", self, out);
   if (out.is_same(self)) {
-    hardsigmoid_quantized_(self, lookup);
+    hardsigmoid_quantized_(self);
     return;
   }
-  out.copy_(hardsigmoid_quantized(self, lookup));
+  out.copy_(hardsigmoid_quantized(self));
 }
 
 at::Tensor hardsigmoid_quantized_backward(const at::Tensor& grad_output, const at::Tensor& self) {

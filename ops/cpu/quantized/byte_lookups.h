@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "ops/cpu/byte_line.h"
+#include "ops/cpu/quantized/byte_line.h"
 
 namespace hardsigmoid_ops::cpu {
 
@@ -25,23 +25,17 @@ inline constexpr ByteLookup kByteLookups[] = {ByteLookup::kVbmiPermutes, ByteLoo
 std::string byte_lookup_name(ByteLookup lookup);
 std::optional<ByteLookup> byte_lookup_named(std::string_view name);
 
-// Whether this build has the lookup's loop and this processor its instructions.
+// Whether this build has the lookup's loop and this processor its instructions (capability.h's
+// processor_has).
 bool can_run(ByteLookup lookup);
 
-// A table made ready for a lookup, once per call, `contiguous_bytes` being the bytes the call looks
-// up in contiguous rows: kAvx2Line holds the line that gives the table's bytes, or becomes
-// kAvx2Shuffles (the same bytes) where none is found or contiguous_bytes is below
-// kLineFromElements (strided rows take the byte loop): fitting a line costs about 5
-// microseconds, which the line's speed over the shuffles pays back from about 2^16 bytes on one
-// thread and 2^17 on two (docs/performance.md).
-inline constexpr int64_t kLineFromElements = int64_t{1} << 17;
+// A table made ready for one call (byte_lookup_choice.h's prepare_table): kAvx2Line carries the
+// line that gives the table's bytes.
 struct PreparedTable {
   const uint8_t* table;
   ByteLookup lookup;
   ByteLine line;  // kAvx2Line's
 };
-PreparedTable prepare_table(ByteLookup lookup, const uint8_t* table, int64_t contiguous_bytes);
-
 // to[i] = table[from[i]] for i in [0, n). The lookup must be runnable; to may be from.
 void lookup_contiguous(const PreparedTable& prepared, const uint8_t* from, uint8_t* to, int64_t n);
 

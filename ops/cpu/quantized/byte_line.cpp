@@ -1,4 +1,4 @@
-#include "ops/cpu/byte_line.h"
+#include "ops/cpu/quantized/byte_line.h"
 
 #include <algorithm>
 #include <cmath>

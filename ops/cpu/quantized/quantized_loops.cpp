@@ -20,11 +20,13 @@
 #include <ATen/native/TensorIterator.h>
 #include <ATen/native/cpu/Loops.h>
 #include <ATen/native/quantized/AffineQuantizerBase.h>
+#include <c10/macros/Macros.h>
 
 #include <algorithm>
 #include <array>
 
-#include "ops/cpu/quantized_loops.h"
+#include "ops/cpu/capability.h"
+#include "ops/cpu/quantized/quantized_loops.h"
 
 namespace hardsigmoid_ops::cpu::CPU_CAPABILITY {
 namespace {
@@ -103,15 +105,13 @@ std::array<uint8_t, 256> table_typed(double scale, int64_t zero_point, bool vect
   return table;
 }
 
-}  // namespace
-
-void quantized_forward(const at::Tensor& self, const at::Tensor& out) {
+void forward(const at::Tensor& self, const at::Tensor& out) {
   AT_DISPATCH_QINT_TYPES(self.scalar_type(), "hardsigmoid_quantized_cpu",
                          [&] { forward_typed<scalar_t>(self, out); });
 }
 
-std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int64_t zero_point,
-                                         Formula formula) {
+std::array<uint8_t, 256> table(at::ScalarType dtype, double scale, int64_t zero_point,
+                               Formula formula) {
   const bool vector = formula == Formula::kVector;
   if (dtype == at::kQUInt8) return table_typed<c10::quint8>(scale, zero_point, vector);
   TORCH_CHECK(dtype == at::kQInt8, "quantized_table: an 8-bit quantized dtype, not ",
@@ -119,4 +119,8 @@ std::array<uint8_t, 256> quantized_table(at::ScalarType dtype, double scale, int
   return table_typed<c10::qint8>(scale, zero_point, vector);
 }
 
+constexpr QuantizedLoops kLoops{&forward, &table};
+const RegisterQuantizedLoops registered(C10_STRINGIZE(CPU_CAPABILITY), kLoops);
+
+}  // namespace
 }  // namespace hardsigmoid_ops::cpu::CPU_CAPABILITY
