@@ -27,11 +27,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PART="${1:-all}"
 CACHE="${HARDSIGMOID_OPS_AARCH64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hardsigmoid_ops/aarch64}"
 BUILD_DIR="${AARCH64_BUILD_DIR:-$ROOT/build-aarch64}"
-NEWEST="${HARDSIGMOID_OPS_NEWEST_TORCH:-2.15.0}"
-phase() { echo "== $* (at $SECONDS s)"; }
 source "$ROOT/scripts/downloads.sh"
-sudo_cmd=()
-[[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+source "$ROOT/scripts/torch_releases.sh"
+NEWEST="${HARDSIGMOID_OPS_NEWEST_TORCH:-${SUPPORTED_TORCH_RELEASES[-1]}}"
+phase() { echo "== $* (at $SECONDS s)"; }
 
 # The pinned versions, from the files that pin them for x86-64.
 pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/$2"; }
@@ -43,22 +42,14 @@ for tool in pytest pytest-xdist numpy expecttest hypothesis; do
 done
 
 phase "setup: Debian packages"
-packages=(qemu-user-static binfmt-support g++-aarch64-linux-gnu mmdebstrap)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  apt_get update -q
-  apt_get install -y -q "${missing[@]}"
-fi
+debian_packages qemu-user-static binfmt-support g++-aarch64-linux-gnu mmdebstrap
 bash "$ROOT/scripts/setup.sh" # cmake, ninja, the compiler cache, the pinned x86-64 environment
 # aarch64 programs started directly (CTest's scripts run them so): the kernel hands them to
 # qemu-aarch64 through binfmt_misc, which a container may not have mounted.
 if [[ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]]; then
   mountpoint -q /proc/sys/fs/binfmt_misc ||
-    "${sudo_cmd[@]}" mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-  "${sudo_cmd[@]}" update-binfmts --enable qemu-aarch64
+    as_root mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  as_root update-binfmts --enable qemu-aarch64
 fi
 
 # The arm64 root: Python 3.11 and the C and C++ runtimes, Debian's packages unpacked

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by run_tests.sh and torch_versions.sh: every CMake build they start, the ones pip and
 # the tests start included, compiles through ccache (CMake reads CMAKE_<LANG>_COMPILER_LAUNCHER
 # from the environment), so that a translation unit compiled once with the same compiler, flags

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by the scripts that install packages (setup.sh, torch_versions.sh, aarch64_check.sh):
-# downloads that survive a dropped connection. torch's wheels and their CUDA libraries are
+# Sourced by the scripts that install packages (setup.sh, torch_versions.sh, aarch64_check.sh,
+# build_wheels.sh, check_wheel.sh): what setting up needs, written once. Downloads that survive a
+# dropped connection. torch's wheels and their CUDA libraries are
 # hundreds of megabytes each, and one connection cut mid-file, again at each of pip's own resumes,
 # used to fail the whole setup on a machine whose network came back a minute later.
 #
@@ -10,6 +11,10 @@
 #                                   retries of each file, under with_retries
 #   pip_platforms ARCH              pip's --platform options for ARCH's manylinux wheels (pip
 #                                   installing for another processor: --target --only-binary)
+#   as_root COMMAND [ARGS...]       runs it as root, through sudo where this user is not root
+#   debian_packages PACKAGE...      installs those of the Debian packages not installed yet
+#   stamp_matches FILE TEXT         whether FILE holds TEXT's digest (an environment installed
+#   write_stamp FILE TEXT           from that TEXT of requirements), and writes it there
 
 # pip's own settings, read from the environment by every pip these scripts start (a pip that does
 # not know one ignores it): more resumes of a file cut mid-download (pip >= 25.1) and more
@@ -30,12 +35,27 @@ with_retries() {
   done
 }
 
-apt_get() {
-  local sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  with_retries "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get -o Acquire::Retries=5 "$@"
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
 }
+
+apt_get() {
+  with_retries as_root env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 "$@"
+}
+
+debian_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  apt_get update -q && apt_get install -y -q "${missing[@]}"
+}
+
+digest() { sha256sum <<<"$1" | cut -d' ' -f1; }
+stamp_matches() { [[ -f "$1" && "$(cat "$1")" == "$(digest "$2")" ]]; }
+write_stamp() { digest "$2" >"$1"; }
 
 pip_platforms() {
   local v

@@ -94,8 +94,8 @@ if [[ "$PART" == wheel ]]; then
       echo "dist/: ${wheels[*]##*/}" &&
       (cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" \
         "$ROOT/scripts/check_wheel.py" --torch-cuda-list) &&
-      local library="$venv/lib/python3*/site-packages/hardsigmoid_ops/lib/libhardsigmoid_ops.so" &&
-      cuobjdump --list-elf $library && cuobjdump --list-ptx $library
+      local library=("$venv"/lib/python3*/site-packages/hardsigmoid_ops/lib/libhardsigmoid_ops.so) &&
+      cuobjdump --list-elf "${library[@]}" && cuobjdump --list-ptx "${library[@]}"
   }
   TAIL_LINES=60 step wheel install_and_check
   exit $status
@@ -133,7 +133,7 @@ sanitize() {
     compute-sanitizer --tool "$tool" --error-exitcode 1 "$exe" --gtest_brief=1 \
       --gtest_filter="$filter" || failed=1
   done
-  return $failed
+  return "$failed"
 }
 python_part() {
   TAIL_LINES=40 step pytest "$TORCH_PYTHON" -m pytest "$ROOT/python_tests" -rfEs -q \

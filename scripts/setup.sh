@@ -9,19 +9,10 @@ PYTHON="${PYTHON:-python3}"
 source "$ROOT/scripts/downloads.sh"
 
 # Debian packages: the compiler and build tools, ccache (scripts/compile_cache.sh), GoogleTest,
-# Google Benchmark, clang-format, and nlohmann/json.hpp, which torch's functorch headers include
-# and its wheel does not ship.
-packages=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev clang-format
-  nlohmann-json3-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing Debian packages: ${missing[*]}"
-  apt_get update -q
-  apt_get install -y -q "${missing[@]}"
-fi
+# Google Benchmark, clang-format and shellcheck (scripts/check_format.sh), and nlohmann/json.hpp,
+# which torch's functorch headers include and its wheel does not ship.
+debian_packages g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev clang-format \
+  shellcheck nlohmann-json3-dev
 
 # The virtual environment, reinstalled only when requirements.txt changes.
 if [[ ! -x "$VENV/bin/python" ]]; then
@@ -29,10 +20,10 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 stamp="$VENV/.requirements.sha256"
-want="$(sha256sum "$ROOT/requirements.txt" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+requirements="$(cat "$ROOT/requirements.txt")"
+if ! stamp_matches "$stamp" "$requirements"; then
   echo "setup: installing requirements.txt into $VENV (torch is a large download)"
   with_retries "$VENV/bin/python" -m pip install -q --upgrade pip
   with_retries "$VENV/bin/python" -m pip install -q -r "$ROOT/requirements.txt"
-  echo "$want" >"$stamp"
+  write_stamp "$stamp" "$requirements"
 fi

@@ -65,17 +65,19 @@ torchvision==$(torchvision_for "$version")"
   local executorch=""
   executorch_runs_with "$version" &&
     executorch="$(grep -vE '^#' "$ROOT/requirements-executorch.txt" | grep .)"
-  local stamp="$venv/.requirements.sha256" want
-  want="$(sha256sum <<<"$requirements$executorch" | cut -d' ' -f1)"
-  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  local stamp="$venv/.requirements.sha256"
+  if ! stamp_matches "$stamp" "$requirements$executorch"; then
     echo "torch_versions: installing torch $version into $venv" >&2
     [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv" || return 1
     with_retries "$venv/bin/python" -m pip install -q --upgrade pip >&2 || return 1
-    with_retries "$venv/bin/python" -m pip install -q $requirements >&2 || return 1
+    local packages
+    mapfile -t packages <<<"$requirements"
+    with_retries "$venv/bin/python" -m pip install -q "${packages[@]}" >&2 || return 1
     if [[ -n "$executorch" ]]; then
-      with_retries "$venv/bin/python" -m pip install -q --no-deps $executorch >&2 || return 1
+      mapfile -t packages <<<"$executorch"
+      with_retries "$venv/bin/python" -m pip install -q --no-deps "${packages[@]}" >&2 || return 1
     fi
-    echo "$want" >"$stamp"
+    write_stamp "$stamp" "$requirements$executorch"
   fi
   echo "$venv"
 }
@@ -91,27 +93,7 @@ fi
 
 # "passed failed skipped" from a JUnit XML file (CTest's and pytest's), and the skip reasons,
 # counted, one "count × reason" a line.
-junit_counts() {
-  python3 - "$1" <<'EOF'
-import collections, sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-cases = list(root.iter("testcase"))
-failed = sum(1 for c in cases if c.find("failure") is not None or c.find("error") is not None)
-skipped = sum(1 for c in cases if c.find("skipped") is not None)
-print(len(cases) - failed - skipped, failed, skipped)
-def reason(case, skip):
-    # GoogleTest's message is "file:line" and the reason on the next line; CTest's names the skip
-    # return code, and the test's own output ends with its reason.
-    message = (skip.get("message") or skip.text or "").strip()
-    if message.startswith("SKIP_RETURN_CODE"):
-        message = (case.findtext("system-out") or "").strip() or message
-    return message.splitlines()[-1] if message else "no reason given"
-reasons = collections.Counter(reason(c, c.find("skipped")) for c in cases
-                              if c.find("skipped") is not None)
-for text, count in reasons.most_common():
-    print(f"{count} × {text[:160]}")
-EOF
-}
+junit_counts() { python3 "$ROOT/scripts/tools/junit_counts.py" "$1"; }
 
 declare -A result seconds
 record() {  # version suite "passed failed skipped" [reasons file]
@@ -165,7 +147,7 @@ for version in "${versions[@]}"; do
     continue
   fi
   # Warnings from the project's own sources (torch's headers' are not ours to fix).
-  own_warnings="$(grep -E "^($ROOT/)?(ops|registration|cpp_tests|benchmarks|torchscript_examples|export_examples)/[^:]*:[0-9]+:[0-9]+: warning" "$log-build.log" | sort -u | wc -l)"
+  own_warnings="$(grep -E "^($ROOT/)?(ops|registration|cpp_tests|benchmarks|torchscript_examples|export_examples|executorch_kernels|executorch_examples)/[^:]*:[0-9]+:[0-9]+: warning" "$log-build.log" | sort -u | wc -l)"
   record "$version" build "built, $own_warnings warnings of its own"
   [[ "$own_warnings" == 0 ]] || status=1
 
@@ -181,9 +163,12 @@ for version in "${versions[@]}"; do
 
   (
     cd "$ROOT" && export HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" &&
-      eval "\"$venv/bin/python\" -m pytest python_tests -q -rfEs -p no:cacheprovider \
-        --durations=15 -n \"${PYTEST_WORKERS:-$(nproc)}\" --dist worksteal \
-        --junitxml=\"$log-pytest.xml\" ${PYTEST_ARGS:-}"
+      mapfile -t extra < <(python3 -c \
+        'import shlex, sys; sys.stdout.writelines(a + "\n" for a in shlex.split(sys.argv[1]))' \
+        "${PYTEST_ARGS:-}") &&
+      "$venv/bin/python" -m pytest python_tests -q -rfEs -p no:cacheprovider --durations=15 \
+        -n "${PYTEST_WORKERS:-$(nproc)}" --dist worksteal --junitxml="$log-pytest.xml" \
+        "${extra[@]}"
   ) >"$log-pytest.log" 2>&1 || status=1
   suite_counts "$version" pytest "$log-pytest"
 
@@ -203,17 +188,7 @@ for version in "${versions[@]}"; do
   if [[ -z "$other_python" || ! -x "$other_python" ]]; then
     record "$version" refusal "skipped: no other release set up to load it in"
   elif (cd "$ROOT" && PYTHONPATH="$ROOT/python" HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" \
-    "$other_python" - "$version" >"$log-refusal.log" 2>&1 <<'EOF'
-import sys, torch
-try:
-    import hardsigmoid_ops
-except ImportError as e:
-    message = str(e)
-    assert f"built against torch {sys.argv[1]}" in message and torch.__version__ in message, message
-    print("refused:", message)
-else:
-    sys.exit(f"torch {torch.__version__} loaded a library built against torch {sys.argv[1]}")
-EOF
+    "$other_python" "$ROOT/scripts/tools/check_refusal.py" "$version" >"$log-refusal.log" 2>&1
   ); then
     record "$version" refusal "passed (loaded in torch $("$other_python" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
   else
