@@ -23,70 +23,16 @@ namespace hs = hardsigmoid_ops::cuda;
 
 namespace {
 
-// Copies of the library's flat kernels and their launches with what the library fixes left free,
-// so that the library's headers hold only the shape it runs: the block size, the loads of kVec
-// elements each thread issues per input (kUnroll), and for the loop kernel a grid of at most
-// `waves` times what the device holds at once. The library runs 128 threads, one 16-byte vector
-// or 16 bytes of scalars a thread, one tile a block.
-
-template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Index, typename Op>
-__device__ __forceinline__ void apply_tile(const hs::Pointers<T, N>& p, Index base, Index n,
-                                           const Op& op) {
-  constexpr Index kTile = Index{kBlock} * kUnroll * kVec;
-  using V = hs::Vector<T, kVec>;
-  if (base + kTile <= n) {
-    V loaded[kUnroll][N];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
-#pragma unroll
-      for (int k = 0; k < N; ++k) loaded[u][k] = *reinterpret_cast<const V*>(p.in[k] + i);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
-      V result;
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) {
-        T values[N];
-#pragma unroll
-        for (int k = 0; k < N; ++k) values[k] = loaded[u][k].lane[j];
-        result.lane[j] = hs::apply<N>(op, values);
-      }
-      *reinterpret_cast<V*>(p.out + i) = result;
-    }
-  } else {
-    for (Index i = base + threadIdx.x; i < n; i += kBlock) hs::apply_at(p, i, op);
-  }
-}
-
-template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
-__global__ void __launch_bounds__(kBlock)
-    tile_kernel(hs::Pointers<T, N> body, uint32_t body_size, uint32_t head_size, Op op) {
-  constexpr uint32_t kTile = uint32_t{kBlock} * kUnroll * kVec;
-  apply_tile<T, N, kVec, kUnroll, kBlock>(body, blockIdx.x * kTile, body_size, op);
-  if (blockIdx.x == 0 && threadIdx.x < head_size) {
-    hs::apply_at(body, static_cast<int>(threadIdx.x) - static_cast<int>(head_size), op);
-  }
-}
-
-template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
-__global__ void __launch_bounds__(kBlock)
-    loop_kernel(hs::Pointers<T, N> body, int64_t body_size, int64_t head_size, Op op) {
-  if (blockIdx.x == 0 && threadIdx.x < head_size) {
-    hs::apply_at(body, static_cast<int64_t>(threadIdx.x) - head_size, op);
-  }
-  constexpr int64_t kTile = int64_t{kBlock} * kUnroll * kVec;
-  for (int64_t base = blockIdx.x * kTile; base < body_size; base += gridDim.x * kTile) {
-    apply_tile<T, N, kVec, kUnroll, kBlock>(body, base, body_size, op);
-  }
-}
+// The library's flat kernels (ops/cuda/flat_kernels.cuh) under launch shapes it does not run: the
+// block size, the loads of kVec elements each thread issues per input (kUnroll), and for the loop
+// kernel a grid of at most `waves` times what the device holds at once. The library runs 128
+// threads, one 16-byte vector or 16 bytes of scalars a thread, one tile a block.
 
 template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
 void launch_tiles(const hs::Pointers<T, N>& body, int64_t body_size, int64_t head_size, Op op) {
   const int64_t tile = int64_t{kBlock} * kUnroll * kVec;
   const int64_t blocks = hs::grid_size((body_size + tile - 1) / tile);
-  tile_kernel<T, N, kVec, kUnroll, kBlock, Op>
+  hs::flat_tile_kernel<T, N, kVec, Op, kBlock, kUnroll>
       <<<blocks, kBlock, 0, at::cuda::getCurrentCUDAStream()>>>(
           body, static_cast<uint32_t>(body_size), static_cast<uint32_t>(head_size), op);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
@@ -97,7 +43,7 @@ constexpr int kOneTilePerBlock = 0;  // `waves` for a grid that covers the tenso
 template <typename T, int N, int kVec, int kUnroll, int kBlock, typename Op>
 void launch_loop(const hs::Pointers<T, N>& body, int64_t body_size, int64_t head_size, Op op,
                  int waves) {
-  const auto kernel = loop_kernel<T, N, kVec, kUnroll, kBlock, Op>;
+  const auto kernel = hs::flat_loop_kernel<T, N, kVec, Op, kBlock, kUnroll>;
   const int64_t tile = int64_t{kBlock} * kUnroll * kVec;
   int64_t tiles = (body_size + tile - 1) / tile;
   if (waves > 0) {

@@ -32,6 +32,13 @@ constexpr int kThreadElements = static_cast<int>(kVectorBytes / sizeof(T));
 template <typename T>
 constexpr int kTileElements = int{kThreads} * kThreadElements<T>;
 
+// The launch shape the library runs: kThreads a block, each thread kUnroll loads of kVec elements
+// per input (one 16-byte vector, or 16 bytes of scalars). The kernels take the shape as template
+// parameters, defaulting to this one, so that benchmarks/studies/cuda_flat_variants.cu measures
+// these kernels under other shapes.
+template <typename T, int kVec>
+constexpr int kShippedUnroll = kThreadElements<T> / kVec;
+
 // op on element i of every tensor.
 template <typename T, int N, typename Index, typename Op>
 __device__ __forceinline__ void apply_at(const Pointers<T, N>& p, Index i, const Op& op) {
@@ -41,27 +48,25 @@ __device__ __forceinline__ void apply_at(const Pointers<T, N>& p, Index i, const
   p.out[i] = apply<N>(op, values);
 }
 
-// One block's tile, [base, base + tile) clipped to n: when the tile is whole, each thread loads
-// kThreadElements in loads of kVec (one vector, or scalars with kVec = 1), all before it computes;
-// else one element a thread at a time, still coalesced.
-template <typename T, int N, int kVec, typename Index, typename Op>
+// One block's tile, [base, base + tile) clipped to n: when the tile is whole, each thread issues
+// kUnroll loads of kVec (one vector, or scalars with kVec = 1), all before it computes; else one
+// element a thread at a time, still coalesced.
+template <typename T, int N, int kVec, int kBlock, int kUnroll, typename Index, typename Op>
 __device__ __forceinline__ void apply_tile(const Pointers<T, N>& p, Index base, Index n,
                                            const Op& op) {
-  static_assert(kVec == 1 || kVec == kThreadElements<T>);
-  constexpr int kUnroll = kThreadElements<T> / kVec;
-  constexpr Index kTile = kTileElements<T>;
+  constexpr Index kTile = Index{kBlock} * kUnroll * kVec;
   using V = Vector<T, kVec>;
   if (base + kTile <= n) {
     V loaded[kUnroll][N];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const Index i = base + (static_cast<Index>(u) * kThreads + threadIdx.x) * kVec;
+      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
 #pragma unroll
       for (int k = 0; k < N; ++k) loaded[u][k] = *reinterpret_cast<const V*>(p.in[k] + i);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const Index i = base + (static_cast<Index>(u) * kThreads + threadIdx.x) * kVec;
+      const Index i = base + (static_cast<Index>(u) * kBlock + threadIdx.x) * kVec;
       V result;
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
@@ -73,16 +78,17 @@ __device__ __forceinline__ void apply_tile(const Pointers<T, N>& p, Index base, 
       *reinterpret_cast<V*>(p.out + i) = result;
     }
   } else {
-    for (Index i = base + threadIdx.x; i < n; i += kThreads) apply_at(p, i, op);
+    for (Index i = base + threadIdx.x; i < n; i += kBlock) apply_at(p, i, op);
   }
 }
 
 // Block b covers body elements [b * tile, (b + 1) * tile).
-template <typename T, int N, int kVec, typename Op>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, int N, int kVec, typename Op, int kBlock = kThreads,
+          int kUnroll = kShippedUnroll<T, kVec>>
+__global__ void __launch_bounds__(kBlock)
     flat_tile_kernel(Pointers<T, N> body, uint32_t body_size, uint32_t head_size, Op op) {
-  constexpr uint32_t kTile = kTileElements<T>;
-  apply_tile<T, N, kVec>(body, blockIdx.x * kTile, body_size, op);
+  constexpr uint32_t kTile = uint32_t{kBlock} * kUnroll * kVec;
+  apply_tile<T, N, kVec, kBlock, kUnroll>(body, blockIdx.x * kTile, body_size, op);
   // After the tile, so that it delays no block's loads.
   if (blockIdx.x == 0 && threadIdx.x < head_size) {
     apply_at(body, static_cast<int>(threadIdx.x) - static_cast<int>(head_size), op);
@@ -90,15 +96,16 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The head first, one element a thread; then each block loops over tiles, grid-stride.
-template <typename T, int N, int kVec, typename Op>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, int N, int kVec, typename Op, int kBlock = kThreads,
+          int kUnroll = kShippedUnroll<T, kVec>>
+__global__ void __launch_bounds__(kBlock)
     flat_loop_kernel(Pointers<T, N> body, int64_t body_size, int64_t head_size, Op op) {
   if (blockIdx.x == 0 && threadIdx.x < head_size) {
     apply_at(body, static_cast<int64_t>(threadIdx.x) - head_size, op);
   }
-  constexpr int64_t kTile = kTileElements<T>;
+  constexpr int64_t kTile = int64_t{kBlock} * kUnroll * kVec;
   for (int64_t base = blockIdx.x * kTile; base < body_size; base += gridDim.x * kTile) {
-    apply_tile<T, N, kVec>(body, base, body_size, op);
+    apply_tile<T, N, kVec, kBlock, kUnroll>(body, base, body_size, op);
   }
 }
 
@@ -109,6 +116,7 @@ constexpr int64_t kMaxTileSpan = std::numeric_limits<int32_t>::max();
 // time (kVec = 1: head 0).
 template <typename T, int N, int kVec, typename Op>
 void launch_flat(const Pointers<T, N>& p, int64_t n, int64_t head, Op op) {
+  static_assert(kVec == 1 || kVec == kThreadElements<T>);
   Pointers<T, N> body = p;
   body.out += head;
   for (int k = 0; k < N; ++k) body.in[k] += head;
