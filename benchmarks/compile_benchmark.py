@@ -32,34 +32,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-
-def graphs(h, h_, h_out, hb):
-    def inplace(x, s):
-        t = x * 2
-        h_(t)
-        return t * s
-
-    def out(x, s):
-        o = torch.empty_like(x)
-        h_out(x - s, o)
-        return o + 1
-
-    def se_block(x, weight):
-        # Squeeze-excitation as MobileNetV3 has it: pool, 1x1 conv, hardsigmoid, scale.
-        return x * h(F.conv2d(x.mean((2, 3), keepdim=True), weight) + 1)
-
-    both = lambda x, s: h(s * 2 + 1) * x  # noqa: E731
-    return {
-        "alone": lambda x, s: h(x),
-        "before": lambda x, s: h(s * 2 + 1),
-        "after": lambda x, s: x * h(x),
-        "both": both,
-        "inplace": inplace,
-        "out": out,
-        "backward_op": lambda x, s: hb(s, x),
-        "forward_backward": both,  # timed with the backward of x and s (see main)
-        "se_block": se_block,
-    }
+from compile_graphs import graphs
 
 
 MODELS = ("mobilenet_v3_large", "mobilenet_v3_small")

@@ -16,6 +16,7 @@ from torch._dynamo.utils import counters
 from torch._inductor.utils import fresh_cache, run_and_get_code
 
 import hardsigmoid_ops
+from compile_graphs import graphs
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_identical
 from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
@@ -28,32 +29,15 @@ def _aten_inplace(t):
     F.hardsigmoid(t, inplace=True)
 
 
-def _graphs(h, h_, h_out):
-    """The graphs of the benchmark, written with one implementation's ops."""
-
-    def inplace(x, s):
-        t = x * 2
-        h_(t)
-        return t * s
-
-    def out(x, s):
-        o = torch.empty_like(x)
-        h_out(x - s, o)
-        return o + 1
-
-    return {
-        "alone": lambda x, s: h(x),
-        "before": lambda x, s: h(s * 2 + 1),
-        "after": lambda x, s: x * h(x),
-        "both": lambda x, s: h(s * 2 + 1) * x,
-        "inplace": inplace,
-        "out": out,
-    }
-
-
-OURS = _graphs(OPS.hardsigmoid, OPS.hardsigmoid_, OPS.hardsigmoid_out)
-ATEN = _graphs(F.hardsigmoid, _aten_inplace,
-               lambda x, out: torch._C._nn.hardsigmoid(x, out=out))
+# The benchmark's graphs (benchmarks/compile_graphs.py), those of the three forward ops.
+FORWARD_GRAPHS = ("alone", "before", "after", "both", "inplace", "out")
+OURS = {name: graph for name, graph in
+        graphs(OPS.hardsigmoid, OPS.hardsigmoid_, OPS.hardsigmoid_out).items()
+        if name in FORWARD_GRAPHS}
+ATEN = {name: graph for name, graph in
+        graphs(F.hardsigmoid, _aten_inplace,
+               lambda x, out: torch._C._nn.hardsigmoid(x, out=out)).items()
+        if name in FORWARD_GRAPHS}
 DIFFERENTIABLE = ("alone", "before", "after", "both", "inplace")
 
 
