@@ -14,8 +14,9 @@ clone) for scale, and of aten's graph compiled a second time (the control: anoth
 the same program, which inductor may serve from its caches, its kernels loaded, and on a GPU
 autotuned, afresh). Every compiled graph is checked against aten's compiled graph first, as
 close as aten's own runs are to each other; whether the fused one is bitwise equal is recorded
-(and a difference printed where aten's graph repeats itself bitwise). cuDNN runs its deterministic algorithms throughout, so that the convolutions
-repeat exactly (switching between compiling and checking would change their output layouts).
+(and a difference printed where aten's graph repeats itself bitwise). cuDNN runs its
+deterministic algorithms throughout, so that the convolutions repeat exactly (switching between
+compiling and checking would change their output layouts).
 
     python benchmarks/compile_benchmark.py LIBRARY [--device cpu|cuda] [--csv PATH] [--cases ...]
                                            [--aten-first]
@@ -33,7 +34,6 @@ import torch
 import torch.nn.functional as F
 
 from compile_graphs import graphs
-
 
 MODELS = ("mobilenet_v3_large", "mobilenet_v3_small")
 
@@ -179,7 +179,8 @@ def main():
         # may differ in time and, through reduction order, in bits: aten over aten_again is the
         # spread any ratio here carries.
         # On CPU the order of compiling matters: a graph compiled later in a case ran up to 12 %
-        # faster than the same code compiled earlier (docs/performance.md); --aten-first reverses it.
+        # faster than the same code compiled earlier (docs/performance.md); --aten-first
+        # reverses it.
         variants = [("fused", True, ours), ("opaque", False, ours),
                     ("aten", True, aten), ("aten_again", True, aten)]
         if args.aten_first:
@@ -210,7 +211,8 @@ def main():
         repeatable = runs_repeat and compiles_repeat
         fused_equal = same("fused", "aten")
         if repeatable and not fused_equal:
-            worst = max((g - e).abs().max().item() for g, e in zip(results["fused"], results["aten"]))
+            worst = max((g - e).abs().max().item()
+                        for g, e in zip(results["fused"], results["aten"]))
             print(f"MISMATCH {name} {dtype}: fused differs from aten's graph, which repeats; "
                   f"largest difference {worst:g}", flush=True)
         for label in ("fused", "opaque"):

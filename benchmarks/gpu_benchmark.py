@@ -64,7 +64,10 @@ class Runner:
 
     def record(self, case, dtype, numel, method, ours, aten, copy, tensors_moved=2):
         moved = tensors_moved * numel * torch.tensor([], dtype=dtype).element_size()
-        gbps = lambda ms: moved / (ms * 1e-3) / 1e9
+
+        def gbps(ms):
+            return moved / (ms * 1e-3) / 1e9
+
         row = dict(case=case, dtype=SHORT[dtype], numel=numel, method=method, ours_ms=ours,
                    aten_ms=aten, copy_ms=copy, ours_GBps=gbps(ours), aten_GBps=gbps(aten),
                    copy_GBps=gbps(copy), aten_over_ours=aten / ours, copy_over_ours=copy / ours,
@@ -130,7 +133,8 @@ def main():
     run = Runner(args.repeats)
     ops = run.ops
     rows, cols = 4096, 393216
-    print(f"{torch.cuda.get_device_name()} | L2 {run.l2_bytes >> 20} MiB | torch {torch.__version__}")
+    print(f"{torch.cuda.get_device_name()} | L2 {run.l2_bytes >> 20} MiB | "
+          f"torch {torch.__version__}")
 
     # The headline: the original workload, from rand and from randn * 4.
     x = torch.rand(rows, cols, device="cuda")

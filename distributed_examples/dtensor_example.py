@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Shard, distribute_tensor
 
-import hardsigmoid_ops  # loads the library and registers the ops' DTensor sharding
+import hardsigmoid_ops  # noqa: F401 (loads the library and registers the ops' DTensor sharding)
 
 ops = torch.ops.hardsigmoid_ops
 

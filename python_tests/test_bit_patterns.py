@@ -15,7 +15,8 @@ DTYPES = [torch.float16, torch.bfloat16]
 
 
 def _every_pattern(dtype, device):
-    return torch.arange(-(1 << 15), 1 << 15, dtype=torch.int32).to(torch.int16).view(dtype).to(device)
+    codes = torch.arange(-(1 << 15), 1 << 15, dtype=torch.int32).to(torch.int16)
+    return codes.view(dtype).to(device)
 
 
 def _short_rows(x):

@@ -42,7 +42,8 @@ def test_the_supported_range_is_written_alike():
                          (REPO_ROOT / "pyproject.toml").read_text()).groups()
     releases = re.search(r"SUPPORTED_TORCH_RELEASES=\(([^)]*)\)",
                          (REPO_ROOT / "scripts" / "torch_releases.sh").read_text()).group(1).split()
-    minors = sorted({_torch_release.release(r) for r in releases}, key=lambda v: int(v.split(".")[1]))
+    minors = sorted({_torch_release.release(r) for r in releases},
+                    key=lambda v: int(v.split(".")[1]))
     assert cmake == requires, (cmake, requires)
     assert minors[0] == cmake[0] and f"2.{int(minors[-1].split('.')[1]) + 1}" == cmake[1], minors
     assert len(minors) == int(cmake[1].split(".")[1]) - int(cmake[0].split(".")[1])

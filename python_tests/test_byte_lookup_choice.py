@@ -1,5 +1,6 @@
 """HARDSIGMOID_OPS_BYTE_LOOKUP through the loaded library: the 8-bit quantized table's lookup a run
-names (ops/cpu/quantized/byte_table.cpp), read once per process, so each case runs in a process of its own.
+names (ops/cpu/quantized/byte_lookup_choice.cpp), read once per process, so each case runs in a
+process of its own.
 A named lookup gives aten's codes; an unknown name fails every non-empty 8-bit call with a message
 naming the variable and the lookups this processor runs, and leaves qint32 and empty tensors
 alone. The lookups themselves, each forced, are proven against aten in C++

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 
-@pytest.mark.parametrize("variable", ["ATEN_CPU_CAPABILITY", "HARDSIGMOID_OPS_EXPECTED_CPU_CAPABILITY"])
+@pytest.mark.parametrize("variable",
+                         ["ATEN_CPU_CAPABILITY", "HARDSIGMOID_OPS_EXPECTED_CPU_CAPABILITY"])
 def test_aten_runs_the_capability_the_run_names(variable):
     named = os.environ.get(variable)
     if not named:

@@ -338,7 +338,8 @@ def test_example_picks_a_backend_for_its_device(monkeypatch, gpus, expected):
 @pytest.mark.parametrize("gpus", ["visible", "none"])
 def test_docs_example_under_torchrun(gpus):
     """distributed_examples/dtensor_example.py, docs/distributed.md's example, as the guide runs
-    it: two ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the CPU)."""
+    it: two ranks started by torchrun (NCCL on two GPUs where there are two, else gloo on the
+    CPU)."""
     import subprocess
     import sys
 

@@ -20,12 +20,13 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.forms import FORMS, Alone, Block
 from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.forms import FORMS, Alone, Block
 from hardsigmoid_testing.values import edge_values
 
 onnx = pytest.importorskip("onnx", reason="onnx is in requirements.txt")
-pytest.importorskip("onnxscript", reason="onnxscript (the default exporter's) is in requirements.txt")
+pytest.importorskip("onnxscript",
+                    reason="onnxscript (the default exporter's) is in requirements.txt")
 onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in requirements.txt")
 
 aten = torch.ops.aten
@@ -65,7 +66,8 @@ def _normalized(model):
     def attribute(a):
         value = onnx.helper.get_attribute_value(a)
         if isinstance(value, onnx.TensorProto):
-            value = (value.data_type, tuple(value.dims), onnx.numpy_helper.to_array(value).tobytes())
+            value = (value.data_type, tuple(value.dims),
+                     onnx.numpy_helper.to_array(value).tobytes())
         return a.name, repr(value)
 
     inputs = [(name(i.name), i.type.SerializeToString()) for i in graph.input]

@@ -81,8 +81,8 @@ def environment(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
                    timeout=300)
     python = venv / "bin" / "python"
-    site = pathlib.Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             root, None).strip())
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = pathlib.Path(_run([python, "-c", purelib], root, None).strip())
     (site / "reuse_test_environment.pth").write_text(sysconfig.get_path("purelib") + "\n")
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "HARDSIGMOID_OPS_LIBRARY", "VIRTUAL_ENV")}

@@ -10,8 +10,8 @@ import torch.nn.functional as F
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_every_op_matches_aten, assert_identical
 from hardsigmoid_testing.layouts import significant_strides
-from hardsigmoid_testing.values import BITS_DTYPE, random_values
 from hardsigmoid_testing.run_wide import run_wide_lock
+from hardsigmoid_testing.values import BITS_DTYPE, random_values
 
 dtypes = pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
 

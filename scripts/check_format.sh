@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fails when a C++ or CUDA source differs from .clang-format's style, or a shell script has a
-# finding of shellcheck (.shellcheckrc).
+# Fails when a C++ or CUDA source differs from .clang-format's style, a shell script has a finding
+# of shellcheck (.shellcheckrc), or a Python file one of ruff (pyproject.toml's [tool.ruff]; the
+# ruff of the project's environment, which setup.sh installs).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -10,3 +11,5 @@ echo "check_format: ${#sources[@]} files formatted"
 mapfile -t scripts < <(git ls-files '*.sh' .ci/run)
 shellcheck -x "${scripts[@]}"
 echo "check_format: ${#scripts[@]} shell scripts clean"
+"${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}/bin/ruff" check --quiet .
+echo "check_format: Python clean (ruff)"

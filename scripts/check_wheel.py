@@ -42,7 +42,8 @@ def edge_values(dtype):
 
 
 def same_bits(ours, expected, what):
-    if ours.shape != expected.shape or ours.dtype != expected.dtype or ours.stride() != expected.stride():
+    layout = (ours.shape, ours.dtype, ours.stride())
+    if layout != (expected.shape, expected.dtype, expected.stride()):
         sys.exit(f"{what}: shape/dtype/strides {ours.shape} {ours.dtype} {ours.stride()} against "
                  f"aten's {expected.shape} {expected.dtype} {expected.stride()}")
     a = ours.contiguous().view(INT_VIEW[ours.dtype])
@@ -70,7 +71,8 @@ def check_device(device):
             what = f"{device} {dtype} {name}"
             expected = torch.ops.aten.hardsigmoid(x)
             same_bits(OPS.hardsigmoid(x), expected, f"hardsigmoid, {what}")
-            same_bits(hardsigmoid_ops.hardsigmoid(x), expected, f"hardsigmoid_ops.hardsigmoid, {what}")
+            same_bits(hardsigmoid_ops.hardsigmoid(x), expected,
+                      f"hardsigmoid_ops.hardsigmoid, {what}")
             inplace = x.clone()
             OPS.hardsigmoid_(inplace)
             aten_inplace = x.clone()
@@ -157,7 +159,8 @@ def main():
         check_refuses_cuda()
     print(json.dumps({"wheel_version": version, "requires": requires,
                       "torch": torch.__version__, "python": sys.version.split()[0],
-                      "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+                      "gpus": [torch.cuda.get_device_name(i)
+                               for i in range(torch.cuda.device_count())]
                       if torch.cuda.is_available() else [],
                       "comparisons_equal_to_aten": checked, **info}, indent=1))
 

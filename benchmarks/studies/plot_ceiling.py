@@ -128,7 +128,8 @@ def main():
     bytes_moved = [float(r["bytes_moved"]) for r in at_headline]
     low = [v - b / (float(r["max_ms"]) * 1e6) for v, b, r in zip(values, bytes_moved, at_headline)]
     high = [b / (float(r["min_ms"]) * 1e6) - v for v, b, r in zip(values, bytes_moved, at_headline)]
-    colors = {"copy": "tab:blue", "hardsigmoid": "tab:red", "read": "tab:gray", "write": "tab:olive"}
+    colors = {"copy": "tab:blue", "hardsigmoid": "tab:red", "read": "tab:gray",
+              "write": "tab:olive"}
     y = range(len(at_headline))
     bars.barh(y, values, xerr=[low, high], color=[colors[r["kind"]] for r in at_headline])
     bars.set_yticks(y, [r["mechanism"] for r in at_headline])

@@ -19,8 +19,16 @@ The ops themselves are the library's; this package adds no kernels.
 
 import torch
 
-from . import (_library, aten_lowering, compile_fusion, executorch_lowering, functional,
-               nested_jagged, nn, onnx_export)
+from . import (
+    _library,
+    aten_lowering,
+    compile_fusion,
+    executorch_lowering,
+    functional,
+    nested_jagged,
+    nn,
+    onnx_export,
+)
 from .aten_lowering import aten_decompositions
 from .compile_fusion import compile_fusion_enabled, set_compile_fusion
 from .functional import hardsigmoid, hardsigmoid_backward, hardsigmoid_out

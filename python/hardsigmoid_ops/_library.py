@@ -84,12 +84,14 @@ def check_built_for_this_torch(path):
             f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
             f"{torch.__version__} has no CUDA; rebuild it against this torch.")
     built_cuda = built.get("cuda_version")
-    if built_cuda and torch.version.cuda and built_cuda.split(".")[0] != torch.version.cuda.split(".")[0]:
+    built_major = built_cuda.split(".")[0] if built_cuda else None
+    torch_major = torch.version.cuda.split(".")[0] if torch.version.cuda else None
+    if built_major and torch_major and built_major != torch_major:
         raise ImportError(
             f"hardsigmoid_ops: {path} was built with CUDA {built_cuda}, but this torch "
             f"{torch.__version__} is a CUDA {torch.version.cuda} build, whose CUDA runtime the "
-            f"library cannot use; install torch's CUDA {built_cuda.split('.')[0]} build, or rebuild "
-            f"the library against this torch with nvcc of CUDA {torch.version.cuda.split('.')[0]}.")
+            f"library cannot use; install torch's CUDA {built_major} build, or rebuild "
+            f"the library against this torch with nvcc of CUDA {torch_major}.")
 
 
 def warn_if_gpu_unserved(path):

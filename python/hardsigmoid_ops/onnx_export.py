@@ -26,8 +26,6 @@ until torch.onnx.export runs).
 
 import functools
 
-import torch
-
 from . import _on_import, aten_lowering
 
 _DECOMP_MODULE = "torch.onnx._internal.exporter._decomp"

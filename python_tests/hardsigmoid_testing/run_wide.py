@@ -1,4 +1,5 @@
-"""What the processes of one pytest run share under pytest-xdist (-n N): a directory, and locks in it.
+"""What the processes of one pytest run share under pytest-xdist (-n N): a directory, and locks in
+it.
 
 Each xdist worker has a base temporary directory of its own, inside one directory of the run; a
 plain run has only its own. A lock there makes a costly fixture (the pip build) run once for every
