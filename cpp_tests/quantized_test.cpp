@@ -152,9 +152,9 @@ TEST(Quantized, OutMatchesAten) {
 }
 
 // Where an 8-bit input's two tables agree, the op takes a byte lookup from 2^10 to 2^14 elements
-// (byte_table.cpp's table_from_elements, by lookup): the arithmetic (quantized_loops.cpp) is then
-// compared with aten here directly, on inputs large enough to be split between threads, with tails
-// off every vector boundary.
+// (byte_lookup_choice.cpp's table_from_elements, by lookup): the arithmetic (quantized_loops.cpp)
+// is then compared with aten here directly, on inputs large enough to be split between threads,
+// with tails off every vector boundary.
 TEST(Quantized, ArithmeticMatchesAtenAtEverySize) {
   HARDSIGMOID_SEED_THIS_TEST();
   namespace cpu = hardsigmoid_ops::cpu;

@@ -6,8 +6,8 @@
 namespace hardsigmoid_ops::executorch_kernels {
 
 // aten's default choice, made as aten makes it without libtorch (capability.h's
-// capability_without_aten): ATEN_CPU_CAPABILITY ("default",
-// "avx2", "avx512") when set and runnable, else the widest instruction set this processor runs.
+// capability_without_aten): ATEN_CPU_CAPABILITY ("default", "avx2", "avx512", "sve256", as aten
+// reads it) when set and runnable, else the widest instruction set this processor runs.
 // So a model run in ExecuTorch computes what eager aten computes on the same machine, set up the
 // same way.
 const cpu::RowLoopTable& chosen_row_loops();

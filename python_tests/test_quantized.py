@@ -87,7 +87,8 @@ def _quantized(dtype, shape, scale, zero_point, gen):
 # shape: one below 2^13 elements and one above 2^14, where an 8-bit input takes the byte table when
 # aten's two formulas agree on its 256 codes (every view of it above 2^14 too). Below, aten's
 # arithmetic runs element for element, except where the byte loop is the processor's lookup (from
-# 2^10 elements: ops/cpu/quantized/byte_table.cpp); FLAT_SIZES' first three are below that too.
+# 2^10 elements: ops/cpu/quantized/byte_lookup_choice.cpp); FLAT_SIZES' first three are below that
+# too.
 LAYOUT_SHAPE = (3, 5, 16, 25)
 LAYOUT_SHAPES = [LAYOUT_SHAPE, (3, 5, 64, 50)]
 layout_shapes = pytest.mark.parametrize("shape", LAYOUT_SHAPES, ids=["small", "large"])

@@ -1,8 +1,7 @@
 #include "ops/cpu/capability.h"
 
-#include <strings.h>
-
 #include <array>
+#include <cctype>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -44,18 +43,39 @@ bool processor_runs(Capability capability) {
   }
 }
 
+// What the build knows of each capability, in kCapabilities' order (checked below).
+struct Description {
+  Capability capability;
+  const char* name;
+  Capability falls_back_to;
+};
+constexpr Description kDescriptions[] = {
+    {Capability::kDefault, "DEFAULT", Capability::kDefault},
+    {Capability::kAvx2, "AVX2", Capability::kDefault},
+    {Capability::kAvx512, "AVX512", Capability::kAvx2},
+    {Capability::kSve256, "SVE256", Capability::kDefault},
+};
+constexpr bool described_in_order() {
+  if (std::size(kDescriptions) != std::size(kCapabilities)) return false;
+  for (size_t i = 0; i < std::size(kCapabilities); ++i) {
+    if (kDescriptions[i].capability != kCapabilities[i] ||
+        static_cast<size_t>(kCapabilities[i]) != i) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(described_in_order(),
+              "kCapabilities and kDescriptions list every Capability once, in its order");
+
 using Entries = std::array<CapabilityEntry, std::size(kCapabilities)>;
 
 Entries& entries() {
   static Entries table = [] {
-    Entries made{{
-        {"DEFAULT", Capability::kDefault, false, nullptr, nullptr},
-        {"AVX2", Capability::kDefault, false, nullptr, nullptr},
-        {"AVX512", Capability::kAvx2, false, nullptr, nullptr},
-        {"SVE256", Capability::kDefault, false, nullptr, nullptr},
-    }};
-    for (const Capability c : kCapabilities) {
-      made[static_cast<size_t>(c)].processor_runs = processor_runs(c);
+    Entries made{};
+    for (size_t i = 0; i < made.size(); ++i) {
+      const Description& d = kDescriptions[i];
+      made[i] = {d.name, d.falls_back_to, processor_runs(d.capability), nullptr, nullptr};
     }
     return made;
   }();
@@ -96,10 +116,7 @@ std::string capability_name(Capability capability) { return capability_entry(cap
 
 std::optional<Capability> capability_named(std::string_view name) {
   for (const Capability c : kCapabilities) {
-    const std::string_view known = capability_entry(c).name;
-    if (known.size() == name.size() && strncasecmp(known.data(), name.data(), name.size()) == 0) {
-      return c;
-    }
+    if (name == capability_entry(c).name) return c;
   }
   return std::nullopt;
 }
@@ -126,9 +143,11 @@ const QuantizedLoops& quantized_loops_from(Capability wanted) {
 }
 
 Capability capability_without_aten(const char* requested) {
-  if (requested != nullptr) {
-    const std::optional<Capability> named = capability_named(requested);
-    if (named && can_run(*named)) return *named;
+  // aten reads ATEN_CPU_CAPABILITY's value in lower case only ("avx2"; "AVX2" it ignores).
+  for (const Capability c : kCapabilities) {
+    std::string lower = capability_entry(c).name;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (requested != nullptr && lower == requested && can_run(c)) return c;
   }
   Capability widest = Capability::kDefault;
   for (const Capability c : runnable_capabilities()) widest = c;

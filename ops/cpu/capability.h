@@ -7,8 +7,9 @@
 // is the one place that asks the processor what it has (byte lookups' instructions included), in
 // one vocabulary: the compiler's __x86_64__ and __aarch64__.
 //
-// Adding a capability: an enumerator and an entry in capability.cpp (name, the processor's test,
-// the one it falls back to), and its flags in cmake/row_loops.cmake (docs/architecture.md).
+// Adding a capability: an enumerator, its place in kCapabilities, its description in
+// capability.cpp (name, the capability it falls back to) and the processor's test there, and its
+// flags in cmake/row_loops.cmake (docs/architecture.md).
 //
 // Free of ATen and c10's library: the ExecuTorch kernel library links it with no libtorch.
 #pragma once
@@ -43,7 +44,7 @@ struct CapabilityEntry {
 
 const CapabilityEntry& capability_entry(Capability capability);
 std::string capability_name(Capability capability);
-// Case-insensitive, as ATEN_CPU_CAPABILITY is read: "avx2" names kAvx2.
+// By aten's name ("AVX2", as at::get_cpu_capability() gives it).
 std::optional<Capability> capability_named(std::string_view name);
 
 // Its row loops are compiled in and this processor runs it.
@@ -57,7 +58,8 @@ const RowLoopTable& row_loops_from(Capability wanted);
 const QuantizedLoops& quantized_loops_from(Capability wanted);
 
 // aten's choice made without libtorch (the ExecuTorch kernels): ATEN_CPU_CAPABILITY's value
-// (`requested`) where it names a capability that can run, else the widest that can.
+// (`requested`, in lower case as aten reads it: "avx2") where it names a capability that can run,
+// else the widest that can.
 Capability capability_without_aten(const char* requested);
 
 // What the byte lookups (quantized/byte_lookups.h) need beyond a capability.

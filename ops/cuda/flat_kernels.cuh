@@ -54,6 +54,7 @@ __device__ __forceinline__ void apply_at(const Pointers<T, N>& p, Index i, const
 template <typename T, int N, int kVec, int kBlock, int kUnroll, typename Index, typename Op>
 __device__ __forceinline__ void apply_tile(const Pointers<T, N>& p, Index base, Index n,
                                            const Op& op) {
+  static_assert(kBlock > 0 && kUnroll > 0 && kThreadElements<T> % kVec == 0);
   constexpr Index kTile = Index{kBlock} * kUnroll * kVec;
   using V = Vector<T, kVec>;
   if (base + kTile <= n) {

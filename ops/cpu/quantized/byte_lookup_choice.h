@@ -19,8 +19,10 @@ ByteLookup byte_lookup_for(const char* requested);
 // that a refused name fails each 8-bit call and leaves qint32 and empty tensors alone).
 ByteLookup byte_lookup_for_this_call();
 
-// For tests and studies: while it lives, calls made on this thread take `lookup`, which must be
-// runnable. Not for production code: the op's own signature names no lookup.
+// For tests and studies: while it lives, this thread's calls of the cpu:: functions linked into
+// the same binary take `lookup`, which must be runnable (a program linking the internal library
+// beside the shared one holds two copies: calls through the dispatcher run the shared library's,
+// which this does not reach). Not for production code: the op's own signature names no lookup.
 class ForcedByteLookup {
  public:
   explicit ForcedByteLookup(ByteLookup lookup);

@@ -2,7 +2,7 @@
 // one per instruction set that has a byte lookup: AVX-512 VBMI's two-register byte permutes, AVX2's
 // 16-byte shuffles, NEON's 64-byte table lookups, and the plain loop a byte at a time that every
 // processor runs; and with AVX2 the table computed as a line where one gives it (byte_line.h).
-// Each gives the same bytes; which one runs is byte_table.h's choice.
+// Each gives the same bytes; which one runs is byte_lookup_choice.h's choice.
 #pragma once
 
 #include <cstdint>
