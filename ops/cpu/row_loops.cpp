@@ -58,9 +58,12 @@ constexpr bool kStridedRowsOfAvx2 = true;
 #else
 constexpr bool kStridedRowsOfAvx2 = false;
 #endif
+// Looked up once, not at every strided row (the table is filled before any op runs).
 template <typename scalar_t>
 const RowLoops<scalar_t>& avx2_rows() {
-  return capability_entry(Capability::kAvx2).row_loops->get<scalar_t>();
+  static const RowLoops<scalar_t>& rows =
+      capability_entry(Capability::kAvx2).row_loops->get<scalar_t>();
+  return rows;
 }
 
 // The lane operations, std::max's and std::min's rule lane by lane: clamp_min(a, b) and
