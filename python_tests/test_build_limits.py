@@ -40,8 +40,8 @@ def test_the_supported_range_is_written_alike():
                       (REPO_ROOT / "CMakeLists.txt").read_text()).groups()
     requires = re.search(r'"torch>=([\d.]+),<([\d.]+)"',
                          (REPO_ROOT / "pyproject.toml").read_text()).groups()
-    releases = re.search(r"SUPPORTED_TORCH_RELEASES=\(([^)]*)\)",
-                         (REPO_ROOT / "scripts" / "torch_releases.sh").read_text()).group(1).split()
+    releases = [line for line in (REPO_ROOT / "scripts" / "torch_releases.txt").read_text()
+                .splitlines() if line and not line.startswith("#")]
     minors = sorted({_torch_release.release(r) for r in releases},
                     key=lambda v: int(v.split(".")[1]))
     assert cmake == requires, (cmake, requires)

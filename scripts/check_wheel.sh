@@ -76,14 +76,7 @@ echo "torch $installed installed"
 
 # The refusal: a stand-in wheel named torch 2.10.0 (a release no wheel serves) beside the wheel.
 mkdir -p "$work/stand-in"
-"$venv/bin/python" -c '
-import sys, zipfile
-info = "torch-2.10.0.dist-info"
-with zipfile.ZipFile(sys.argv[1] + "/torch-2.10.0-py3-none-any.whl", "w") as wheel:
-    wheel.writestr(info + "/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\n")
-    wheel.writestr(info + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-    wheel.writestr(info + "/RECORD", "")
-' "$work/stand-in"
+"$venv/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$work/stand-in" torch 2.10.0
 if "$venv/bin/python" -m pip install --dry-run --no-index --find-links "$links" \
   --find-links "$work/stand-in" hardsigmoid_ops "torch==2.10.0" >"$work/refusal.log" 2>&1; then
   cat "$work/refusal.log"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the scripts that install packages (setup.sh, torch_versions.sh, aarch64_check.sh,
+# Sourced by the scripts that install packages (setup.sh, torch_versions.sh, aarch64/setup.sh,
 # build_wheels.sh, check_wheel.sh): what setting up needs, written once. Downloads that survive a
 # dropped connection. torch's wheels and their CUDA libraries are
 # hundreds of megabytes each, and one connection cut mid-file, again at each of pip's own resumes,

@@ -163,9 +163,7 @@ for version in "${versions[@]}"; do
 
   (
     cd "$ROOT" && export HARDSIGMOID_OPS_LIBRARY="$build/libhardsigmoid_ops.so" &&
-      args="$(python3 -c \
-        'import shlex, sys; sys.stdout.writelines(a + "\n" for a in shlex.split(sys.argv[1]))' \
-        "${PYTEST_ARGS:-}")" &&
+      args="$(python3 "$ROOT/scripts/tools/shell_words.py" "${PYTEST_ARGS:-}")" &&
       extra=() && { [[ -z "$args" ]] || mapfile -t extra <<<"$args"; } &&
       "$venv/bin/python" -m pytest python_tests -q -rfEs -p no:cacheprovider --durations=15 \
         -n "${PYTEST_WORKERS:-$(nproc)}" --dist worksteal --junitxml="$log-pytest.xml" \
