@@ -11,9 +11,12 @@
 # scripts/build_wheels.sh) into this machine's Python with pip's one documented command, checks it
 # against aten on CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's) and lists
 # its CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
-# (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py against each.
+# (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py against each;
+# `pages` runs the fresh-output study (benchmarks/studies/fresh_pages.cpp) on the host's CPU at
+# 1 to 16 threads, as torch runs by default and with THP_MEM_ALLOC_ENABLE=1 (CSV each).
 #
-#   bash scripts/gpu_check.sh OUTDIR [tests-python|tests-cpp|tests|bench|ceiling|all|wheel|limits]
+#   bash scripts/gpu_check.sh OUTDIR [tests-python|tests-cpp|tests|bench|ceiling|all|wheel|limits|
+#                                     pages]
 #   (default: all)
 #
 # TORCH_PYTHON picks the Python whose torch to build against and test with (default python3).
@@ -26,10 +29,10 @@ set -uo pipefail
 OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"
 PART="${2:-all}"
 case "$PART" in
-  tests-python | tests-cpp | tests | bench | ceiling | all | wheel | limits) ;;
+  tests-python | tests-cpp | tests | bench | ceiling | all | wheel | limits | pages) ;;
   *)
     echo "gpu_check.sh: unknown part '$PART' (tests-python, tests-cpp, tests, bench, ceiling, all," \
-      "wheel, limits)" >&2
+      "wheel, limits, pages)" >&2
     exit 2
     ;;
 esac
@@ -111,6 +114,20 @@ if [[ "$PART" == limits ]]; then
   }
   TAIL_LINES=30 step limits-sm80-only limits sm80 -DTORCH_CUDA_ARCH_LIST=8.0
   TAIL_LINES=30 step limits-no-cuda limits nocuda -DHARDSIGMOID_OPS_WITH_CUDA=OFF
+  exit $status
+fi
+
+if [[ "$PART" == pages ]]; then
+  # The library and the study alone; the machine's transparent huge pages and CPU recorded beside.
+  pages() {
+    local exe="$BUILD_DIR/benchmarks/fresh_pages" threads="${PAGES_THREADS:-1,2,4,8,16}"
+    BUILD_TARGETS="hardsigmoid_ops fresh_pages" bash "$ROOT/scripts/build.sh" "${gtest_args[@]}" &&
+      grep -H . /sys/kernel/mm/transparent_hugepage/{enabled,defrag} && uname -r &&
+      lscpu | grep -E "Model name|^CPU\(s\)|Thread|NUMA node\(s\)" &&
+      "$exe" "$threads" "${PAGES_ROUNDS:-5}" >"$OUTDIR/fresh_pages.csv" &&
+      THP_MEM_ALLOC_ENABLE=1 "$exe" "$threads" "${PAGES_ROUNDS:-5}" >"$OUTDIR/fresh_pages_thp.csv"
+  }
+  TAIL_LINES=30 step pages pages
   exit $status
 fi
 

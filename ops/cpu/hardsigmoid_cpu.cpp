@@ -1,8 +1,10 @@
 // CPU drivers: split the work across threads and hand rows to the row loops of the instruction
 // set aten runs with (capability_choice.h).
 //
-// A flat span's output pages are mapped by each thread before its loop writes them, when they are
-// not mapped yet (ops/cpu/fresh_pages.h): a new output's page faults cost more than the op.
+// A flat span's output, where it is fresh memory, asks for huge pages and is mapped by each thread
+// a piece at a time before its loop writes the piece (ops/cpu/fresh_pages.h): a new output's page
+// faults cost more than the op. The pieces are multiples of every vector step, so the loop's
+// scalar tail stays at the end of the thread's range, where aten's is.
 //
 // Two walks (ops/tensor_walk.h): one flat span, or, for step slices, expanded inputs and mixed
 // layouts, a TensorIterator whose rows (with their strides) go to the same loops. Both split the
@@ -54,9 +56,11 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
   if (same_dense_layout({&self, &out})) {
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = out.mutable_data_ptr<scalar_t>();
+    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t));
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
-      populate_fresh_pages(result + begin, (end - begin) * sizeof(scalar_t));
-      loops.forward(in + begin, 1, result + begin, 1, end - begin);
+      fresh.write(begin, end, kRowLoopStepMultiple, [&](int64_t piece_begin, int64_t piece_end) {
+        loops.forward(in + piece_begin, 1, result + piece_begin, 1, piece_end - piece_begin);
+      });
     });
     return;
   }
@@ -82,9 +86,12 @@ void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
     const scalar_t* grad = grad_output.const_data_ptr<scalar_t>();
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = grad_input.mutable_data_ptr<scalar_t>();
+    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t));
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
-      populate_fresh_pages(result + begin, (end - begin) * sizeof(scalar_t));
-      loops.backward(grad + begin, 1, in + begin, 1, result + begin, 1, end - begin);
+      fresh.write(begin, end, kRowLoopStepMultiple, [&](int64_t piece_begin, int64_t piece_end) {
+        loops.backward(grad + piece_begin, 1, in + piece_begin, 1, result + piece_begin, 1,
+                       piece_end - piece_begin);
+      });
     });
     return;
   }
