@@ -111,7 +111,7 @@ TEST(FreshPages, RuleCallsNothingBelowItsThreshold) {
   for (const auto mode : {cpu::HugePages::kUnavailable, cpu::HugePages::kNever,
                           cpu::HugePages::kOnRequest, cpu::HugePages::kAlways}) {
     for (const bool populate : {false, true}) {
-      EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB - 1, system_of(mode, populate)),
+      EXPECT_EQ(cpu::plan_fresh_pages(kMiB - 1, 1, system_of(mode, populate)),
                 cpu::FreshPagePlan{});
     }
   }
@@ -120,20 +120,38 @@ TEST(FreshPages, RuleCallsNothingBelowItsThreshold) {
 TEST(FreshPages, RuleFollowsWhatTheSystemOffers) {
   const size_t bytes = 64 * kMiB;
   using cpu::HugePages;
-  // Huge pages on request: asked for, and mapped a huge page at a time where the kernel maps.
-  EXPECT_EQ(cpu::plan_fresh_pages(bytes, system_of(HugePages::kOnRequest, true)),
-            (cpu::FreshPagePlan{true, 2 * kMiB}));
-  EXPECT_EQ(cpu::plan_fresh_pages(bytes, system_of(HugePages::kOnRequest, false)),
-            (cpu::FreshPagePlan{true, 0}));
-  // Huge pages for every mapping: nothing to ask, the pieces still a huge page.
-  EXPECT_EQ(cpu::plan_fresh_pages(bytes, system_of(HugePages::kAlways, true)),
-            (cpu::FreshPagePlan{false, 2 * kMiB}));
-  // Refused or absent: 4 KiB pages, mapped in smaller pieces where the kernel maps at all.
-  for (const auto mode : {HugePages::kNever, HugePages::kUnavailable}) {
-    EXPECT_EQ(cpu::plan_fresh_pages(bytes, system_of(mode, true)),
-              (cpu::FreshPagePlan{false, 256 << 10}));
-    EXPECT_EQ(cpu::plan_fresh_pages(bytes, system_of(mode, false)), cpu::FreshPagePlan{});
+  for (const int threads : {1, 16}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    // Huge pages on request: asked for, and mapped a huge page at a time where the kernel maps.
+    EXPECT_EQ(cpu::plan_fresh_pages(bytes, threads, system_of(HugePages::kOnRequest, true)),
+              (cpu::FreshPagePlan{true, 2 * kMiB}));
+    EXPECT_EQ(cpu::plan_fresh_pages(bytes, threads, system_of(HugePages::kOnRequest, false)),
+              (cpu::FreshPagePlan{true, 0}));
+    // Huge pages for every mapping: nothing to ask, the pieces still a huge page.
+    EXPECT_EQ(cpu::plan_fresh_pages(bytes, threads, system_of(HugePages::kAlways, true)),
+              (cpu::FreshPagePlan{false, 2 * kMiB}));
+    // Refused or absent: 4 KiB pages, mapped in smaller pieces where the kernel maps at all.
+    for (const auto mode : {HugePages::kNever, HugePages::kUnavailable}) {
+      EXPECT_EQ(cpu::plan_fresh_pages(bytes, threads, system_of(mode, true)),
+                (cpu::FreshPagePlan{false, 256 << 10}));
+      EXPECT_EQ(cpu::plan_fresh_pages(bytes, threads, system_of(mode, false)),
+                cpu::FreshPagePlan{});
+    }
   }
+}
+
+TEST(FreshPages, RuleWeighsEachThreadsShare) {
+  using cpu::HugePages;
+  const cpu::PageSystem on_request = system_of(HugePages::kOnRequest, true);
+  const cpu::PageSystem never = system_of(HugePages::kNever, true);
+  // Huge pages from two of them in all, and 512 KiB a thread.
+  EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 8, on_request), (cpu::FreshPagePlan{true, 2 * kMiB}));
+  EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 16, on_request), cpu::FreshPagePlan{});
+  // Too small for a whole huge page: 4 KiB pages, mapped first from 1 MiB a thread.
+  EXPECT_EQ(cpu::plan_fresh_pages(2 * kMiB, 1, on_request), (cpu::FreshPagePlan{false, 256 << 10}));
+  EXPECT_EQ(cpu::plan_fresh_pages(2 * kMiB, 4, on_request), cpu::FreshPagePlan{});
+  EXPECT_EQ(cpu::plan_fresh_pages(16 * kMiB, 16, never), (cpu::FreshPagePlan{false, 256 << 10}));
+  EXPECT_EQ(cpu::plan_fresh_pages(8 * kMiB, 16, never), cpu::FreshPagePlan{});
 }
 
 // ---- fresh memory, and the calls made ----------------------------------------------------------
@@ -141,18 +159,18 @@ TEST(FreshPages, RuleFollowsWhatTheSystemOffers) {
 TEST(FreshPages, FreshMemoryTakesTheRulesPlanAndWrittenMemoryNone) {
   const FreshMapping fresh(64 * kMiB);
   ASSERT_TRUE(fresh.ok());
-  const cpu::FreshPagePlan rule = cpu::plan_fresh_pages(64 * kMiB, cpu::this_page_system());
+  const cpu::FreshPagePlan rule = cpu::plan_fresh_pages(64 * kMiB, 1, cpu::this_page_system());
   if (rule == cpu::FreshPagePlan{}) {
     GTEST_SKIP() << "this system offers neither huge pages nor MADV_POPULATE_WRITE";
   }
   // The first byte is not page-aligned, as malloc's blocks are not: its page is not the one asked.
-  const cpu::FreshOutput output(static_cast<char*>(fresh.data()) + 64, (64 * kMiB - 64) / 4, 4);
+  const cpu::FreshOutput output(static_cast<char*>(fresh.data()) + 64, (64 * kMiB - 64) / 4, 4, 1);
   EXPECT_TRUE(output.fresh());
   EXPECT_EQ(output.plan(), rule);
 
   at::Tensor written = fresh.tensor(at::kFloat);
   written.fill_(1);
-  const cpu::FreshOutput again(fresh.data(), written.numel(), 4);
+  const cpu::FreshOutput again(fresh.data(), written.numel(), 4, 1);
   EXPECT_FALSE(again.fresh());
 }
 
@@ -196,8 +214,8 @@ TEST(FreshPages, MemoryWrittenBeforeAndSmallOutputsGetNoCalls) {
   HARDSIGMOID_SEED_THIS_TEST();
   const at::Tensor large = random_values({int64_t{1} << 24}, at::kFloat);
   at::Tensor written = at::empty_like(large).fill_(0);
-  const at::Tensor small = random_values({(int64_t{1} << 20) - 1}, at::kFloat);
-  const FreshMapping fresh_small(4 * kMiB - 4);
+  const at::Tensor small = random_values({(int64_t{1} << 18) - 1}, at::kFloat);
+  const FreshMapping fresh_small(kMiB - 4);
   ASSERT_TRUE(fresh_small.ok());
   const at::Tensor small_out = fresh_small.tensor(at::kFloat);
   const cpu::FreshPageCalls before = cpu::fresh_page_calls();
@@ -250,12 +268,13 @@ TEST_P(FreshPagesBits, EveryWayAndThreadCountGivesAtensBits) {
   const int64_t n = (int64_t{5} << 20) / static_cast<int64_t>(c10::elementSize(dtype)) * 2 + 37;
   const at::Tensor x = random_values({n}, dtype);
   const at::Tensor grad = random_values({n}, dtype);
-  const at::Tensor forward = at::hardsigmoid(x);
-  const at::Tensor backward = at::hardsigmoid_backward(grad, x);
   const size_t bytes = static_cast<size_t>(n) * c10::elementSize(dtype);
   const int threads_before = at::get_num_threads();
   for (const int threads : {1, 2, 3}) {
     at::set_num_threads(threads);
+    // aten's on as many threads: where its ranges end, its scalar tails give the input's NaN.
+    const at::Tensor forward = at::hardsigmoid(x);
+    const at::Tensor backward = at::hardsigmoid_backward(grad, x);
     for (const cpu::FreshPagePlan& way : kWays) {
       SCOPED_TRACE(std::to_string(threads) + " threads, huge " +
                    std::to_string(way.request_huge_pages) + ", pieces of " +
@@ -286,10 +305,10 @@ TEST(FreshPages, QuantizedTableUnderEveryWayGivesAtensCodes) {
   // 64 MiB: above malloc's largest mmap threshold, so every new output is a fresh mapping.
   const int64_t n = (int64_t{64} << 20) + 37;
   const at::Tensor q = at::quantize_per_tensor(at::randn({n}) * 4, 0.05, 128, at::kQUInt8);
-  const at::Tensor expected = at::hardsigmoid(q).int_repr();
   const int threads_before = at::get_num_threads();
   for (const int threads : {1, 3}) {
     at::set_num_threads(threads);
+    const at::Tensor expected = at::hardsigmoid(q).int_repr();
     for (const cpu::FreshPagePlan& way : kWays) {
       SCOPED_TRACE(std::to_string(threads) + " threads, huge " +
                    std::to_string(way.request_huge_pages) + ", pieces of " +

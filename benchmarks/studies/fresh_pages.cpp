@@ -2,14 +2,15 @@
 // new output, then the library's kernel on it) under each way of mapping its pages, beside the
 // same kernel into an output written before (out=, the floor) and aten's allocating call, for
 // float32 and bfloat16 forward, float32 backward and quint8 (the byte table), over sizes and
-// thread counts. Each way is forced on the calling thread (ForcedFreshPages); "rule" is what the
-// library chooses on this system. Prints CSV: dtype, op, log2 elements, threads, way, median
-// milliseconds, and the median over out='s. Rounds take the ways in turns, so that drift touches
-// every way alike; each call's output is freed before the next, as a model's would be. malloc's
-// mmap threshold is fixed at 128 KiB, so that every output is a fresh mapping: by default malloc
-// raises it with each large block freed (up to 32 MiB), and then below 32 MiB a loop reuses one
-// block, already mapped, whose calls cost the same under every way (out='s).
-// Usage: fresh_pages [threads,...] [rounds] [log2 sizes, e.g. 20,22,24,26]
+// thread counts; and the pages alone (mapped, not written: the kernel's zeroing) beside
+// empty_like(x).fill_(0). Each way is forced on the calling thread (ForcedFreshPages); "rule" is
+// what the library chooses on this system. Prints CSV: dtype, op, log2 elements, threads, way,
+// median milliseconds, and the median over out='s. Rounds take the ways in turns, so that drift
+// touches every way alike; each call's output is freed before the next, as a model's would be.
+// malloc's mmap threshold is fixed at 128 KiB, so that every output is a fresh mapping: by default
+// malloc raises it with each large block freed (up to 32 MiB), and then below 32 MiB a loop reuses
+// one block, already mapped, whose calls cost the same under every way (out='s). Usage: fresh_pages
+// [threads,...] [rounds] [log2 sizes, e.g. 20,22,24,26]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <malloc.h>
@@ -150,6 +151,19 @@ int main(int argc, char** argv) {
          [&] { return at::hardsigmoid_backward(grad, x); }},
         {"quint8", "forward", [&] { return hardsigmoid_quantized(q); },
          [&] { quantized_forward(q, outq); }, [&] { return at::hardsigmoid(q); }},
+        // The pages alone: a float32 output mapped by each way and not written (the kernel's
+        // zeroing, what the allocating call adds to out='s), beside float32 out= and, as "aten",
+        // empty_like(x).fill_(0).
+        {"float32", "pages",
+         [&] {
+           at::Tensor y = at::empty_like(x);
+           const FreshOutput fresh(y.data_ptr(), n, 4, at::get_num_threads());
+           at::parallel_for(0, n, at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+             fresh.write(begin, end, 64, [](int64_t, int64_t) {});
+           });
+           return y;
+         },
+         [&] { hardsigmoid_kernel(x, out); }, [&] { return at::empty_like(x).fill_(0); }},
     };
     for (const int threads : thread_counts) {
       at::set_num_threads(threads);

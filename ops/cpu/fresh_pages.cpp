@@ -1,5 +1,6 @@
 #include "ops/cpu/fresh_pages.h"
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <string>
@@ -12,17 +13,21 @@
 namespace hardsigmoid_ops::cpu {
 namespace {
 
-// The rule's thresholds, measured by benchmarks/studies/fresh_pages.cpp (docs/performance.md,
-// "The allocating call"):
-// - below kFromBytes nothing is called: the mincore that decides whether the output is fresh is
-//   a measurable share of a call whose data fits in the caches, and malloc serves such sizes
-//   from memory it has mapped before;
-// - huge pages are asked for from kHugeFromHugePages of them: only whole huge pages inside the
-//   range can be huge, so a smaller range would keep most of its 4 KiB faults;
-// - with 4 KiB pages, each thread maps kSmallPieceBytes at a time, a piece the caches still hold
+// The rule's thresholds, measured by benchmarks/studies/fresh_pages.cpp on fresh outputs of 1 to
+// 16 threads (docs/performance.md, "The allocating call"):
+// - below kFromBytes nothing is called: one thread writing a fresh 1 MiB output already gains
+//   from having it mapped first;
+// - huge pages from kHugeFromHugePages of them (only whole huge pages inside the range can be
+//   huge) and kHugeFromBytesPerThread: below, threads share huge pages, and each waits for the
+//   one that faults the page in;
+// - 4 KiB pages are mapped first from kSmallPiecesFromBytesPerThread: below, many threads'
+//   mapping calls contend in the kernel and cost more than their faults;
+// - with 4 KiB pages each thread maps kSmallPieceBytes at a time, a piece the caches still hold
 //   when the loop writes it; with huge pages, one huge page at a time.
-constexpr size_t kFromBytes = size_t{4} << 20;
+constexpr size_t kFromBytes = size_t{1} << 20;
 constexpr size_t kHugeFromHugePages = 2;
+constexpr size_t kHugeFromBytesPerThread = size_t{512} << 10;
+constexpr size_t kSmallPiecesFromBytesPerThread = size_t{1} << 20;
 constexpr size_t kSmallPieceBytes = size_t{256} << 10;
 
 std::atomic<int64_t> huge_page_requests{0};
@@ -106,24 +111,30 @@ const PageSystem& this_page_system() {
   return system;
 }
 
-FreshPagePlan plan_fresh_pages(size_t bytes, const PageSystem& system) {
+FreshPagePlan plan_fresh_pages(size_t bytes, int threads, const PageSystem& system) {
   FreshPagePlan plan;
   if (bytes < kFromBytes) return plan;
-  const bool has_huge_pages = system.huge_page_bytes > 0;
-  plan.request_huge_pages = has_huge_pages && system.huge_pages == HugePages::kOnRequest &&
-                            bytes >= kHugeFromHugePages * system.huge_page_bytes;
+  const size_t per_thread = bytes / static_cast<size_t>(std::max(threads, 1));
   const bool huge =
-      plan.request_huge_pages || (has_huge_pages && system.huge_pages == HugePages::kAlways);
-  if (system.can_populate) plan.piece_bytes = huge ? system.huge_page_bytes : kSmallPieceBytes;
+      system.huge_page_bytes > 0 &&
+      (system.huge_pages == HugePages::kOnRequest || system.huge_pages == HugePages::kAlways) &&
+      bytes >= kHugeFromHugePages * system.huge_page_bytes && per_thread >= kHugeFromBytesPerThread;
+  plan.request_huge_pages = huge && system.huge_pages == HugePages::kOnRequest;
+  if (!system.can_populate) return plan;
+  if (huge) {
+    plan.piece_bytes = system.huge_page_bytes;
+  } else if (per_thread >= kSmallPiecesFromBytesPerThread) {
+    plan.piece_bytes = kSmallPieceBytes;
+  }
   return plan;
 }
 
-FreshOutput::FreshOutput(void* data, int64_t numel, int64_t element_bytes)
+FreshOutput::FreshOutput(void* data, int64_t numel, int64_t element_bytes, int threads)
     : data_(static_cast<char*>(data)), element_bytes_(element_bytes) {
   const size_t bytes = static_cast<size_t>(numel) * static_cast<size_t>(element_bytes);
   const PageSystem& system = forced_system != nullptr ? *forced_system : this_page_system();
   const FreshPagePlan plan =
-      forced_plan != nullptr ? *forced_plan : plan_fresh_pages(bytes, system);
+      forced_plan != nullptr ? *forced_plan : plan_fresh_pages(bytes, threads, system);
   if (plan == FreshPagePlan{} || bytes == 0 ||
       !first_page_unmapped(data_, bytes, this_page_system().page_bytes)) {
     return;

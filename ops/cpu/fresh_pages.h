@@ -32,9 +32,9 @@ struct PageSystem {
 };
 const PageSystem& this_page_system();
 
-// What a fresh output of some size gets: huge pages asked for (one madvise by the calling
-// thread), and each thread's range mapped in pieces of piece_bytes before they are written (0:
-// left to fault).
+// What a fresh output of some size, written by some threads, gets: huge pages asked for (one
+// madvise by the calling thread), and each thread's range mapped in pieces of piece_bytes before
+// they are written (0: left to fault).
 struct FreshPagePlan {
   bool request_huge_pages = false;
   size_t piece_bytes = 0;
@@ -42,15 +42,15 @@ struct FreshPagePlan {
     return request_huge_pages == other.request_huge_pages && piece_bytes == other.piece_bytes;
   }
 };
-FreshPagePlan plan_fresh_pages(size_t bytes, const PageSystem& system);
+FreshPagePlan plan_fresh_pages(size_t bytes, int threads, const PageSystem& system);
 
-// An output about to be written by several threads: created on the calling thread before they
+// An output about to be written by `threads` threads: created on the calling thread before they
 // start (it decides, and asks for huge pages), then each thread writes its elements through
 // write(), which hands the writer pieces of a multiple of `step` elements so that a row loop's
 // vector iterations and scalar tail fall where they would in one call.
 class FreshOutput {
  public:
-  FreshOutput(void* data, int64_t numel, int64_t element_bytes);
+  FreshOutput(void* data, int64_t numel, int64_t element_bytes, int threads);
 
   // write_piece(piece_begin, piece_end) over [begin, end), each piece's pages mapped first where
   // the output is fresh; in one piece where it is not. Pieces end where the memory crosses a
