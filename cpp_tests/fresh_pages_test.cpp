@@ -111,7 +111,7 @@ TEST(FreshPages, RuleCallsNothingBelowItsThreshold) {
   for (const auto mode : {cpu::HugePages::kUnavailable, cpu::HugePages::kNever,
                           cpu::HugePages::kOnRequest, cpu::HugePages::kAlways}) {
     for (const bool populate : {false, true}) {
-      EXPECT_EQ(cpu::plan_fresh_pages(kMiB - 1, 1, system_of(mode, populate)),
+      EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB - 1, 1, system_of(mode, populate)),
                 cpu::FreshPagePlan{});
     }
   }
@@ -147,9 +147,9 @@ TEST(FreshPages, RuleWeighsEachThreadsShare) {
   // Huge pages from two of them in all, and 512 KiB a thread.
   EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 8, on_request), (cpu::FreshPagePlan{true, 2 * kMiB}));
   EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 16, on_request), cpu::FreshPagePlan{});
-  // Too small for a whole huge page: 4 KiB pages, mapped first from 1 MiB a thread.
-  EXPECT_EQ(cpu::plan_fresh_pages(2 * kMiB, 1, on_request), (cpu::FreshPagePlan{false, 256 << 10}));
-  EXPECT_EQ(cpu::plan_fresh_pages(2 * kMiB, 4, on_request), cpu::FreshPagePlan{});
+  // 4 KiB pages mapped first from 1 MiB a thread.
+  EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 4, never), (cpu::FreshPagePlan{false, 256 << 10}));
+  EXPECT_EQ(cpu::plan_fresh_pages(4 * kMiB, 8, never), cpu::FreshPagePlan{});
   EXPECT_EQ(cpu::plan_fresh_pages(16 * kMiB, 16, never), (cpu::FreshPagePlan{false, 256 << 10}));
   EXPECT_EQ(cpu::plan_fresh_pages(8 * kMiB, 16, never), cpu::FreshPagePlan{});
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -15,8 +16,9 @@ namespace {
 
 // The rule's thresholds, measured by benchmarks/studies/fresh_pages.cpp on fresh outputs of 1 to
 // 16 threads (docs/performance.md, "The allocating call"):
-// - below kFromBytes nothing is called: one thread writing a fresh 1 MiB output already gains
-//   from having it mapped first;
+// - below kFromBytes nothing is called: the mincore that decides costs a few percent of a call
+//   on memory already mapped, which is what malloc gives at such sizes once a loop runs (a fresh
+//   output of 1 to 4 MiB on one thread would still gain);
 // - huge pages from kHugeFromHugePages of them (only whole huge pages inside the range can be
 //   huge) and kHugeFromBytesPerThread: below, threads share huge pages, and each waits for the
 //   one that faults the page in;
@@ -24,7 +26,7 @@ namespace {
 //   mapping calls contend in the kernel and cost more than their faults;
 // - with 4 KiB pages each thread maps kSmallPieceBytes at a time, a piece the caches still hold
 //   when the loop writes it; with huge pages, one huge page at a time.
-constexpr size_t kFromBytes = size_t{1} << 20;
+constexpr size_t kFromBytes = size_t{4} << 20;
 constexpr size_t kHugeFromHugePages = 2;
 constexpr size_t kHugeFromBytesPerThread = size_t{512} << 10;
 constexpr size_t kSmallPiecesFromBytesPerThread = size_t{1} << 20;
@@ -73,6 +75,13 @@ PageSystem read_page_system() {
   PageSystem system;
   system.page_bytes = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   system.huge_pages = read_huge_page_mode();
+  // A process may refuse them itself: a huge-page fault can wait for the kernel to compact memory
+  // (its `defrag` setting), which a latency-bound program may not want.
+  const char* refused = std::getenv("HARDSIGMOID_OPS_HUGE_PAGES");
+  if (refused != nullptr && std::string(refused) == "0" &&
+      system.huge_pages == HugePages::kOnRequest) {
+    system.huge_pages = HugePages::kNever;
+  }
   system.huge_page_bytes =
       system.huge_pages == HugePages::kUnavailable ? 0 : read_huge_page_bytes();
   if (system.huge_page_bytes == 0) system.huge_pages = HugePages::kUnavailable;

@@ -23,6 +23,7 @@ namespace hardsigmoid_ops::cpu {
 
 // What the system offers a new output's pages, read once (sysconf, /sys/kernel/mm/transparent_
 // hugepage): its transparent huge pages' mode, and whether it maps a range on request.
+// HARDSIGMOID_OPS_HUGE_PAGES=0 refuses huge pages on request for the process (kNever).
 enum class HugePages { kUnavailable, kNever, kOnRequest, kAlways };
 struct PageSystem {
   size_t page_bytes = 4096;
