@@ -1,5 +1,7 @@
 #include "ops/cpu/fresh_pages.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -141,6 +143,9 @@ FreshPagePlan plan_fresh_pages(size_t bytes, int threads, const PageSystem& syst
 FreshOutput::FreshOutput(void* data, int64_t numel, int64_t element_bytes, int threads)
     : data_(static_cast<char*>(data)), element_bytes_(element_bytes) {
   const size_t bytes = static_cast<size_t>(numel) * static_cast<size_t>(element_bytes);
+  // The common small call returns here, before the system, the thread count or mincore is asked.
+  if (bytes < kFromBytes && forced_plan == nullptr) return;
+  if (threads == kAtenThreads) threads = at::get_num_threads();
   const PageSystem& system = forced_system != nullptr ? *forced_system : this_page_system();
   const FreshPagePlan plan =
       forced_plan != nullptr ? *forced_plan : plan_fresh_pages(bytes, threads, system);

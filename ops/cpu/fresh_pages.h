@@ -48,10 +48,12 @@ FreshPagePlan plan_fresh_pages(size_t bytes, int threads, const PageSystem& syst
 // An output about to be written by `threads` threads: created on the calling thread before they
 // start (it decides, and asks for huge pages), then each thread writes its elements through
 // write(), which hands the writer pieces of a multiple of `step` elements so that a row loop's
-// vector iterations and scalar tail fall where they would in one call.
+// vector iterations and scalar tail fall where they would in one call. `threads` defaults to
+// aten's intra-op thread count, asked only of outputs large enough for the rule to look at.
 class FreshOutput {
  public:
-  FreshOutput(void* data, int64_t numel, int64_t element_bytes, int threads);
+  static constexpr int kAtenThreads = 0;
+  FreshOutput(void* data, int64_t numel, int64_t element_bytes, int threads = kAtenThreads);
 
   // write_piece(piece_begin, piece_end) over [begin, end), each piece's pages mapped first where
   // the output is fresh; in one piece where it is not. Pieces end where the memory crosses a

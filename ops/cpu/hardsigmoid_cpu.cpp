@@ -56,7 +56,7 @@ void forward_typed(const at::Tensor& self, const at::Tensor& out) {
   if (same_dense_layout({&self, &out})) {
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = out.mutable_data_ptr<scalar_t>();
-    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t), at::get_num_threads());
+    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t));
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
       fresh.write(begin, end, kRowLoopStepMultiple, [&](int64_t piece_begin, int64_t piece_end) {
         loops.forward(in + piece_begin, 1, result + piece_begin, 1, piece_end - piece_begin);
@@ -86,7 +86,7 @@ void backward_typed(const at::Tensor& grad_output, const at::Tensor& self,
     const scalar_t* grad = grad_output.const_data_ptr<scalar_t>();
     const scalar_t* in = self.const_data_ptr<scalar_t>();
     scalar_t* result = grad_input.mutable_data_ptr<scalar_t>();
-    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t), at::get_num_threads());
+    const FreshOutput fresh(result, self.numel(), sizeof(scalar_t));
     split_span(self.numel(), [&](int64_t begin, int64_t end) {
       fresh.write(begin, end, kRowLoopStepMultiple, [&](int64_t piece_begin, int64_t piece_end) {
         loops.backward(grad + piece_begin, 1, in + piece_begin, 1, result + piece_begin, 1,

@@ -22,8 +22,7 @@ void apply_byte_table(const std::array<uint8_t, 256>& table, const at::Tensor& s
   // A dense output that is fresh memory: mapped a piece at a time before its rows are written
   // (fresh_pages.h); in place, or over an output written before, nothing is called.
   uint8_t* const base = static_cast<uint8_t*>(out.data_ptr());
-  const FreshOutput fresh(base, dense && !out.is_same(self) ? out.numel() : 0, 1,
-                          at::get_num_threads());
+  const FreshOutput fresh(base, dense && !out.is_same(self) ? out.numel() : 0, 1);
   at::TensorBase written = out;  // unary_op takes a mutable reference
   at::TensorIterator iter = at::TensorIterator::unary_op(written, self);
   iter.for_each(
