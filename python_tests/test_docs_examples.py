@@ -23,35 +23,29 @@ import sys
 import pytest
 
 from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
+from hardsigmoid_testing.doc_blocks import DOCUMENTS, FENCE, blocks, marked, python_script
 
-DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 DOCUMENT_IDS = [str(d.relative_to(REPO_ROOT)) for d in DOCUMENTS]
-FENCE = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
-MARKER = re.compile(r"^(?:#|//) example: (\S+)")
 # A comment to the end of the line: `//` anywhere, `#` at the start or after a space (not the
 # `#include` of C++).
 COMMENT = re.compile(r"//.*$|(?:^|\s)#(?!include).*$")
-# Written in the documents' Python blocks; the tests load the library they are given instead.
-README_LIBRARY = "build/libhardsigmoid_ops.so"
-
-
-def _blocks(document):
-    return [(m.group(1), m.group(2)) for m in FENCE.finditer(document.read_text())]
+# How a document's Python blocks find the library: `import hardsigmoid_ops`, which finds pip's
+# install or, for a CMake build, the one docs/quickstart.md documents (PYTHONPATH naming the
+# source tree's python/, whose package finds build/ beside it, or HARDSIGMOID_OPS_LIBRARY naming
+# another build's library: the tests' own, here). A raw torch.ops.load_library of a build path
+# would skip the package's torch-release check and fail for a pip user.
+FIRST_IMPORT = re.compile(r"^import hardsigmoid_ops\b", re.M)
+RAW_LOAD = re.compile(r"torch\.ops\.load_library\(")
 
 
 def _all_blocks():
     return [(document, language, body) for document in DOCUMENTS
-            for language, body in _blocks(document)]
+            for language, body in blocks(document)]
 
 
 def _code_lines(text):
     lines = (" ".join(COMMENT.sub("", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
-
-
-def _marked(body):
-    match = MARKER.match(body)
-    return match.group(1) if match else None
 
 
 def test_docs_have_examples_of_each_kind():
@@ -61,19 +55,20 @@ def test_docs_have_examples_of_each_kind():
 
 def _documents_with_python():
     return [pytest.param(d, id=i) for d, i in zip(DOCUMENTS, DOCUMENT_IDS)
-            if any(language == "python" and not _marked(body) for language, body in _blocks(d))]
+            if any(language == "python" and not marked(body) for language, body in blocks(d))]
 
 
 @pytest.mark.parametrize("document", _documents_with_python())
 def test_python_examples_run(document, tmp_path):
-    blocks = [body for language, body in _blocks(document)
-              if language == "python" and not _marked(body)]
-    script = "\n".join(blocks)
-    assert README_LIBRARY in script, "the document's first example loads the library"
-    script = script.replace(README_LIBRARY, str(LIBRARY))
+    first = next(body for language, body in blocks(document)
+                 if language == "python" and not marked(body))
+    script = python_script(document)
+    assert FIRST_IMPORT.search(first), "the document's first example imports hardsigmoid_ops"
+    assert not RAW_LOAD.search(script), "the examples load the library through the package"
     (tmp_path / "readme_examples.py").write_text(script)
-    # The package importable as README's users have it (PYTHONPATH=python, or installed).
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    # A CMake build's user, as docs/quickstart.md says: the source tree's package on the path, and
+    # the library under test named.
+    env = dict(os.environ, HARDSIGMOID_OPS_LIBRARY=str(LIBRARY), PYTHONPATH=os.pathsep.join(
         [str(REPO_ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "readme_examples.py"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=900)
@@ -103,12 +98,12 @@ def _aoti_load_package_crashes(tmp_path):
 
 def _marked_examples():
     return [pytest.param(document, body, id=f"{document.name}-{index}")
-            for index, (document, _, body) in enumerate(_all_blocks()) if _marked(body)]
+            for index, (document, _, body) in enumerate(_all_blocks()) if marked(body)]
 
 
 @pytest.mark.parametrize("document,body", _marked_examples())
 def test_marked_example_is_in_its_source(document, body):
-    source_path = REPO_ROOT / _marked(body)
+    source_path = REPO_ROOT / marked(body)
     assert source_path.is_file(), f"{source_path} named by {document.name}'s example does not exist"
     source = _code_lines(source_path.read_text())
     position = 0

@@ -23,6 +23,7 @@ import pytest
 import torch
 
 from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.doc_blocks import python_script
 from hardsigmoid_testing.run_wide import run_wide_directory, run_wide_lock
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="no cmake on PATH")
@@ -124,6 +125,26 @@ def used(installed):
 
 def test_import_and_use_from_another_directory(used):
     assert "/hardsigmoid_ops/lib/" in used["library"], used["library"]
+
+
+def test_check_names_the_installed_version(installed, wheel):
+    """`python -m hardsigmoid_ops` (the quick start's check) from outside the checkout: pip's
+    version, the installed library, calls equal to aten's."""
+    python, env, elsewhere = installed
+    printed = _run([python, "-m", "hardsigmoid_ops"], elsewhere, env, timeout=600)
+    rows = dict(line.split(None, 1) for line in printed.splitlines() if line.startswith(
+        ("hardsigmoid_ops ", "library ")))
+    assert rows["hardsigmoid_ops"].strip() == wheel.name.split("-")[1], printed
+    assert "/hardsigmoid_ops/lib/" in rows["library"], printed
+    assert "equal to aten's" in printed, printed
+
+
+def test_readme_examples_run_as_a_pip_user(installed, tmp_path):
+    """README's Python examples, as written, where the library came from pip: `import
+    hardsigmoid_ops` and nothing else."""
+    python, env, elsewhere = installed
+    (tmp_path / "readme_examples.py").write_text(python_script(REPO_ROOT / "README.md"))
+    _run([python, tmp_path / "readme_examples.py"], tmp_path, env, timeout=900)
 
 
 def test_cpp_project_finds_the_installed_package(installed, used, tmp_path):

@@ -11,7 +11,8 @@
 # scripts/build_wheels.sh) into this machine's Python with pip's one documented command, checks it
 # against aten on CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's) and lists
 # its CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
-# (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py against each;
+# (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py and
+# test_troubleshooting.py against each;
 # `pages` runs the fresh-output study (benchmarks/studies/fresh_pages.cpp) on the host's CPU at
 # 1 to 16 threads, as torch runs by default and with THP_MEM_ALLOC_ENABLE=1 (CSV each).
 #
@@ -104,13 +105,16 @@ if [[ "$PART" == wheel ]]; then
   exit $status
 fi
 if [[ "$PART" == limits ]]; then
-  limits() {  # NAME CMAKE-ARGS...: the library alone, built so, and test_build_limits.py against it
+  # NAME CMAKE-ARGS...: the library alone, built so, and against it test_build_limits.py and
+  # test_troubleshooting.py (whose GPU entries quote the messages such libraries print).
+  limits() {
     local name="$1"
     shift
     BUILD_DIR="$ROOT/build-gpu-$name" BUILD_TARGETS=hardsigmoid_ops bash "$ROOT/scripts/build.sh" \
       -DHARDSIGMOID_OPS_BUILD_TESTS=OFF -DHARDSIGMOID_OPS_BUILD_EXAMPLES=OFF "$@" &&
       HARDSIGMOID_OPS_LIBRARY="$ROOT/build-gpu-$name/libhardsigmoid_ops.so" "$TORCH_PYTHON" -m \
-        pytest "$ROOT/python_tests/test_build_limits.py" -v -rfEs -p no:cacheprovider
+        pytest "$ROOT/python_tests/test_build_limits.py" "$ROOT/python_tests/test_troubleshooting.py" \
+        -v -rfEs -p no:cacheprovider
   }
   TAIL_LINES=30 step limits-sm80-only limits sm80 -DTORCH_CUDA_ARCH_LIST=8.0
   TAIL_LINES=30 step limits-no-cuda limits nocuda -DHARDSIGMOID_OPS_WITH_CUDA=OFF
