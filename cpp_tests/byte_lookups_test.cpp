@@ -168,8 +168,9 @@ void expect_line_gives(const cpu::ByteLine& line, const std::array<uint8_t, 256>
 #endif
 }
 
-// aten's tables: the benchmark's parameters (docs/performance.md) and 200 drawn at random (scales
-// from 0.002 to 3 on a log scale, every zero point); a line is found for all but about 1 in 1000.
+// aten's tables: the benchmark's parameters (docs/performance_history.md, "AVX2's line") and 200
+// drawn at random (scales from 0.002 to 3 on a log scale, every zero point); a line is found for
+// all but about 1 in 1000.
 TEST(ByteLine, GivesAtensTables) {
   HARDSIGMOID_SEED_THIS_TEST();
   for (const auto& [dtype, zero_point] :

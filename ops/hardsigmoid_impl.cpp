@@ -53,8 +53,9 @@ c10::SmallVector<int64_t, 6> iteration_order(at::IntArrayRef sizes,
 // input is (channels_last_3d has no such rule), the inputs' strides when they are dense and all
 // the same, else dense strides in iteration_order's order. at::empty and at::empty_strided
 // rather than at::empty_like, which gives the same layouts for one input but costs more a call
-// on CPU (docs/performance.md, History, CPU: "Paired timing in the sweep"). `like` gives the
-// options and, with symbolic sizes (a meta tensor under torch.compile), the layout: empty_like's.
+// on CPU (docs/performance_history.md, "What was tried on the CPU": "Paired timing in the sweep").
+// `like` gives the options and, with symbolic sizes (a meta tensor under torch.compile), the
+// layout: empty_like's.
 at::Tensor empty_output(const at::Tensor& like, std::initializer_list<at::Tensor> inputs) {
   const at::TensorOptions options = like.options();
   for (const at::MemoryFormat format :

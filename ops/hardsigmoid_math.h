@@ -72,7 +72,8 @@ C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_cpu(V x) {
 // / 6 and * (1/6) differ by an ulp on some inputs, but never once rounded to 16 bits, for any of
 // the 65536 inputs of either type (every bit pattern is tested against aten on every path:
 // python_tests/test_bit_patterns.py). The multiplication costs a fraction of a division, the
-// dearest instruction of the CPU's vector loop (docs/performance.md).
+// dearest instruction of the CPU's vector loop (docs/performance_history.md, the 16-bit types above
+// the caches).
 template <typename Ops = ScalarOps, typename V>
 C10_HOST_DEVICE C10_ALWAYS_INLINE V forward_times_one_sixth(V x) {
   return clamp_shifted<Ops>(x) * one_sixth<V>();

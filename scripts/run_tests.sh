@@ -21,7 +21,7 @@ rm -rf "$TORCHINDUCTOR_CACHE_DIR"
 phase "format check"
 bash "$ROOT/scripts/check_format.sh"
 phase "build"
-# Not the studies (benchmarks/studies/, docs/performance.md): no test runs them;
+# Not the studies (benchmarks/studies/, docs/performance_history.md): no test runs them;
 # scripts/gpu_check.sh builds them where they are measured.
 bash "$ROOT/scripts/build.sh" -DHARDSIGMOID_OPS_BUILD_STUDIES=OFF
 

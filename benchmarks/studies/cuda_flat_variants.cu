@@ -1,6 +1,6 @@
 // Launch shapes of the flat CUDA kernels, timed against aten and a copy in one run: the
 // measurements behind ops/cuda/flat_kernels.cuh's choice of kernel, block size, unroll and grid
-// (see docs/performance.md). Usage: cuda_flat_variants [repeats] [sizes]
+// (see docs/performance_history.md). Usage: cuda_flat_variants [repeats] [sizes]
 //   without "sizes": the 1.61 G-element float32 and bfloat16 tensors, timed with events;
 //   with "sizes": 2^12 ... 2^30 elements, kernel time by replaying a CUDA graph of many launches
 //   over a pool of inputs larger than L2, as benchmarks/gpu_benchmark.py's sweep does.

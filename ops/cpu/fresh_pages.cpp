@@ -17,7 +17,7 @@ namespace hardsigmoid_ops::cpu {
 namespace {
 
 // The rule's thresholds, measured by benchmarks/studies/fresh_pages.cpp on fresh outputs of 1 to
-// 16 threads (docs/performance.md, "The allocating call"):
+// 16 threads (docs/performance_history.md, "The allocating call: the tables of 2026-12-06"):
 // - below kFromBytes nothing is called: the mincore that decides costs a few percent of a call
 //   on memory already mapped, which is what malloc gives at such sizes once a loop runs (a fresh
 //   output of 1 to 4 MiB on one thread would still gain);

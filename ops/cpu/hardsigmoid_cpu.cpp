@@ -28,7 +28,7 @@ namespace hardsigmoid_ops::cpu {
 namespace {
 
 // Elements per task below aten's grain, measured by benchmarks/studies/grain_size.cpp
-// (docs/performance.md, Reference: "Grain size"): it splits 2^14 elements in two, which aten's
+// (docs/performance_history.md, "Grain size"): it splits 2^14 elements in two, which aten's
 // GRAIN_SIZE (32768) leaves on one thread, where the split pays; smaller grains cost more than
 // they gain, and from 2^16 up the grain barely matters.
 constexpr int64_t kGrainSize = 8192;

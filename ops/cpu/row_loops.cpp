@@ -51,8 +51,8 @@ template <typename scalar_t>
 constexpr int64_t kStep = Vectorized<scalar_t>::size() * kVectorsPerStep;
 
 // Under AVX512 strided rows are AVX2's: gathered one lane at a time, sixteen lanes ran slower than
-// eight (docs/performance.md, History, CPU: "Hand-written loops"), and aten's own strided rows
-// there are its AVX2 kernel's.
+// eight (docs/performance_history.md, "What was tried on the CPU": "Hand-written loops"), and
+// aten's own strided rows there are its AVX2 kernel's.
 #if defined(CPU_CAPABILITY_AVX512)
 constexpr bool kStridedRowsOfAvx2 = true;
 #else
@@ -92,10 +92,11 @@ struct VectorOps {
 // a NaN lane (max or min, OR'd with the unordered mask) and in the generic DEFAULT build the
 // first operand's NaN. With VectorOps' clamp, a NaN input ends as its own NaN; here it becomes
 // the all-ones one where aten's does: the same bits for every input at two instructions a
-// vector, where maximum and minimum take six (faster on the 16-bit types: docs/performance.md,
-// History, CPU: "Rebuilt on at::vec::Vectorized"). Checked on x86 (every bit pattern of the 16-bit
-// types, each capability). For bfloat16 results there is nothing to add: Vectorized's x86 bfloat16
-// rounding turns every NaN into aten's 0xFFFF by itself.
+// vector, where maximum and minimum take six (faster on the 16-bit types:
+// docs/performance_history.md, "What was tried on the CPU": "Rebuilt on at::vec::Vectorized").
+// Checked on x86 (every bit pattern of the 16-bit types, each capability). For bfloat16 results
+// there is nothing to add: Vectorized's x86 bfloat16 rounding turns every NaN into aten's 0xFFFF by
+// itself.
 template <typename scalar_t, typename V>
 V with_atens_vector_nan(const V& result, [[maybe_unused]] const V& x) {
 #if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
@@ -153,8 +154,9 @@ C10_ALWAYS_INLINE void store_from_floats(scalar_t* p, const Vectorized<float>& l
 
 #if defined(CPU_CAPABILITY_AVX512)
 // Contiguous float16 under AVX512 converted from and to two 256-bit halves directly: Vectorized's
-// 512-bit load, split and merge add shuffles that ran float16 rows slower (docs/performance.md,
-// History, CPU: "Rebuilt on at::vec::Vectorized"). The same F16C-style rounding, so the same bits.
+// 512-bit load, split and merge add shuffles that ran float16 rows slower
+// (docs/performance_history.md, "What was tried on the CPU": "Rebuilt on at::vec::Vectorized"). The
+// same F16C-style rounding, so the same bits.
 template <>
 C10_ALWAYS_INLINE std::pair<Vectorized<float>, Vectorized<float>> load_as_floats(const c10::Half* p,
                                                                                  int64_t stride,
@@ -266,7 +268,8 @@ Vectorized<scalar_t> narrow_as_scalar_loop(const Vectorized<float>& low,
 #if defined(CPU_CAPABILITY_AVX2)
 // Strided float rows in four SSE lanes, the one hand-written lane type: in Vectorized's eight
 // lanes step-2 float32 rows ran behind aten, backward most, and in four they do not
-// (docs/performance.md, History, CPU: "Rebuilt on at::vec::Vectorized"). The formulas are math::'s,
+// (docs/performance_history.md, "What was tried on the CPU":
+// "Rebuilt on at::vec::Vectorized"). The formulas are math::'s,
 // on these operations.
 struct FourFloats {
   using value_type = float;

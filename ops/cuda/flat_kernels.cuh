@@ -7,7 +7,8 @@
 // no loop, the head done after the tile. Larger spans take the loop kernel: 64-bit indices, a
 // loop over tiles (the grid is capped at 2^31 - 1 blocks), the head first. At 2^14 - 2^22
 // elements the loop kernel's prologue and 64-bit arithmetic cost about 0.1 us a launch (5 %)
-// against the tile kernel (docs/performance.md); at the largest sizes they run alike.
+// against the tile kernel (docs/performance_history.md, "What was tried on the GPU"); at the
+// largest sizes they run alike.
 //
 // Both kernels take `body`: the tensors' pointers moved past the head, so that their vector loads
 // and stores index from a vector boundary; the head lies at the negative offsets [-head_size, 0).

@@ -10,9 +10,10 @@ namespace hardsigmoid_ops::cuda {
 // 128 threads, each loading one 16-byte vector (or 16 bytes of scalars) of every input, one tile a
 // block: on the H200 that ran at the copy's speed, while a persistent grid sized from the
 // multiprocessor count and occupancy, each thread looping with 64 bytes in flight, ran 10% slower
-// (docs/performance.md; benchmarks/studies/cuda_flat_variants.cu times both). No other way of
-// streaming the bytes measured faster (benchmarks/studies/cuda_ceiling.cu: cache hints, tile
-// shapes, grid-stride loops, the bulk copy engine): this shape is within 0.4 % of the best of them.
+// (docs/performance_history.md, "What was tried on the GPU";
+// benchmarks/studies/cuda_flat_variants.cu times both). No other way of streaming the bytes
+// measured faster (benchmarks/studies/cuda_ceiling.cu: cache hints, tile shapes, grid-stride loops,
+// the bulk copy engine): this shape is within 0.4 % of the best of them.
 constexpr int kThreads = 128;
 constexpr int kVectorBytes = 16;
 

@@ -62,12 +62,12 @@ ForcedByteLookup::ForcedByteLookup(ByteLookup lookup) : previous_(forced_lookup)
 
 ForcedByteLookup::~ForcedByteLookup() { forced_lookup = previous_; }
 
-// Measured by benchmarks/studies/byte_table_threshold.cpp (docs/performance.md, "Quantized
-// tensors"): the table wins from the size where the lookup's speed over the arithmetic's has paid
-// for building the two tables. Each lookup is measured against the arithmetic it replaces where it
-// is chosen: the vector lookups against aten's vector arithmetic (AVX2), the byte loop against
-// DEFAULT's (a processor without AVX2). NEON's is not measured (no ARM machine): AVX2's, as both
-// stand beside vector arithmetic.
+// Measured by benchmarks/studies/byte_table_threshold.cpp (docs/performance_history.md,
+// "The byte lookups on every CPU"): the table wins from the size where the lookup's speed over the
+// arithmetic's has paid for building the two tables. Each lookup is measured against the arithmetic
+// it replaces where it is chosen: the vector lookups against aten's vector arithmetic (AVX2), the
+// byte loop against DEFAULT's (a processor without AVX2). NEON's is not measured (no ARM machine):
+// AVX2's, as both stand beside vector arithmetic.
 int64_t table_from_elements(ByteLookup lookup) {
   switch (lookup) {
     case ByteLookup::kVbmiPermutes:

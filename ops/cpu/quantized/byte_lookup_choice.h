@@ -43,7 +43,8 @@ int64_t table_from_elements(ByteLookup lookup);
 // up in contiguous rows: kAvx2Line holds the line that gives the table's bytes, or becomes
 // kAvx2Shuffles (the same bytes) where none is found or contiguous_bytes is below
 // kLineFromElements (strided rows take the byte loop): fitting a line costs microseconds, which
-// the line's speed over the shuffles pays back from this size (docs/performance.md, "AVX2's line").
+// the line's speed over the shuffles pays back from this size (docs/performance_history.md, "AVX2's
+// line").
 inline constexpr int64_t kLineFromElements = int64_t{1} << 17;
 PreparedTable prepare_table(ByteLookup lookup, const uint8_t* table, int64_t contiguous_bytes);
 

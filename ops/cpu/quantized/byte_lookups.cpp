@@ -44,8 +44,8 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookup_vbmi_permutes
 // and 7: vpblendvb chooses by each byte's top bit, and shifted left by 2, 1 and 0 bits a byte
 // brings its bit 5, 6 or 7 there (a 16-bit shift by fewer than 8 bits moves no bit of one byte
 // into the top of the next). 16 shuffles, 8 ORs and 7 blends: faster than a tree of 15 blends, and
-// than four index vectors (bits 4 and 5) with 12 ORs and 3 blends (docs/performance.md, "The
-// byte lookups on every CPU").
+// than four index vectors (bits 4 and 5) with 12 ORs and 3 blends (docs/performance_history.md,
+// "The byte lookups on every CPU").
 __attribute__((target("avx2"), always_inline)) inline __m256i look_up_32(const __m256i* rows,
                                                                          __m256i bytes) {
   const __m256i low_four_bits = _mm256_set1_epi8(0x0F);
