@@ -12,6 +12,9 @@ release's environment only: with the pinned torch 2.11 its runtime fails on ever
 included ("tensor does not have a device")."""
 
 import copy
+import shutil
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -20,6 +23,8 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import FLOAT_DTYPES, forms
 from hardsigmoid_testing.checks import assert_identical
+from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
+from hardsigmoid_testing.doc_blocks import blocks
 from hardsigmoid_testing.forms import FORMS, Alone
 from hardsigmoid_testing.values import random_values
 
@@ -161,3 +166,26 @@ def test_mobilenet_v3_within_the_stock_models_difference(name, gen):
     print(f"{name}: ExecuTorch vs eager, max |difference|: stock {stock_difference:.3g}, "
           f"with ours {difference:.3g} (outputs up to {eager.abs().max().item():.3g})")
     assert difference <= 2 * stock_difference + 1e-7
+
+
+def test_runtimes_page_steps_run_as_written(tmp_path):
+    """docs/runtimes.md's export-and-run commands, as written, with this run's environment in
+    place of the page's (its Python, its build directory): the .pte's output from run_pte is
+    eager aten's, byte for byte. In a copy of executorch_examples/, so the source tree stays
+    clean."""
+    runner = LIBRARY.parent / "executorch_examples" / "run_pte"
+    if not runner.is_file():
+        pytest.skip(f"run_pte is not built beside {LIBRARY} (a build without the examples)")
+    steps, = [body for language, body in blocks(REPO_ROOT / "docs" / "runtimes.md")
+              if language == "bash" and body.startswith("cd executorch_examples\n")]
+    script = (steps.split("\n", 1)[1]
+              .replace("../.venv-executorch/bin/python", sys.executable)
+              .replace("../build-executorch/", f"{LIBRARY.parent}/")
+              .replace("PYTHONPATH=../python", f"PYTHONPATH={REPO_ROOT / 'python'}"))
+    assert "export_model.py" in script and "run_pte" in script, script
+    examples = tmp_path / "executorch_examples"
+    shutil.copytree(REPO_ROOT / "executorch_examples", examples)
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=examples,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "run_pte's output is eager aten's" in result.stdout

@@ -15,6 +15,7 @@ import torch
 
 from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
 from hardsigmoid_testing.doc_blocks import blocks
+from hardsigmoid_testing.no_cuda_toolkit import without_cuda_toolkit
 
 PAGE = REPO_ROOT / "docs" / "quickstart.md"
 
@@ -46,6 +47,16 @@ def test_library_only_configure_needs_no_googletest(tmp_path):
     assert "Build files have been written" in result.stdout
 
 
+def test_library_only_configure_needs_no_cuda_toolkit(tmp_path):
+    """PyPI's torch is a CUDA build, whose CMake stops where it finds no CUDA toolkit; a build
+    without CUDA kernels takes none of it, so the quick start's configure works without nvcc."""
+    command = _shell_lines("cmake -S . -B build ").replace(" -B build ",
+                                                           f" -B {tmp_path / 'build'} ", 1)
+    result = without_cuda_toolkit(command, tmp_path, REPO_ROOT, _environment())
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "CUDA kernels: OFF" in result.stdout
+
+
 def _check(cwd, env):
     command = _shell_lines("python -m hardsigmoid_ops")
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
@@ -63,7 +74,7 @@ def test_check_reports_the_library_and_its_calls(tmp_path):
     record = json.loads((LIBRARY.parent / "hardsigmoid_ops_build.json").read_text())
     assert rows["library"] == os.path.realpath(LIBRARY)
     assert rows["torch"].startswith(torch.__version__)
-    assert f"aten's {torch.backends.cpu.get_cpu_capability()} loops" in rows["CPU"]
+    assert rows["CPU"].endswith(f"aten's capability {torch.backends.cpu.get_cpu_capability()}")
     code = record.get("cuda_sass", []) + [f"{p} (PTX)" for p in record.get("cuda_ptx", [])]
     assert rows["CUDA code"] == (" ".join(code) or "none")
     assert rows["call on cpu"] == "equal to aten's"

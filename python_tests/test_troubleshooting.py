@@ -22,12 +22,12 @@ ENTRY = re.compile(r"^## (.+?)\n(.*?)(?=^## |\Z)", re.S | re.M)
 
 
 def _entries():
-    """{heading: the quote}: each entry's first `text` block."""
+    """{heading: its quotes}: each entry's `text` blocks, in order."""
     entries = {}
     for heading, section in ENTRY.findall(PAGE.read_text()):
         quotes = [body for language, body in blocks_of(section) if language == "text"]
         assert quotes, f"troubleshooting.md's entry {heading!r} quotes no message"
-        entries[heading] = quotes[0]
+        entries[heading] = quotes
     return entries
 
 
@@ -71,6 +71,22 @@ def _copy_of_library(tmp_path, **record):
 
 def other_torch(tmp_path):
     copy = _copy_of_library(tmp_path, torch_version="2.10.0", torch_full_version="2.10.0")
+    return _python("import hardsigmoid_ops", tmp_path, HARDSIGMOID_OPS_LIBRARY=str(copy))
+
+
+def wheel_in_torch_without_cuda(tmp_path):
+    # A CPU-only torch, as torch.backends.cuda.is_built() answers in one, before the import.
+    copy = _copy_of_library(tmp_path, cuda=True)
+    return _python("import torch\n"
+                   "torch.backends.cuda.is_built = lambda: False\n"
+                   "import hardsigmoid_ops", tmp_path, HARDSIGMOID_OPS_LIBRARY=str(copy))
+
+
+def wheel_of_another_cuda_major(tmp_path):
+    if torch.version.cuda is None:
+        pytest.skip("needs a CUDA build of torch")
+    other = "12.6" if not torch.version.cuda.startswith("12.") else "13.0"
+    copy = _copy_of_library(tmp_path, cuda=True, cuda_version=other)
     return _python("import hardsigmoid_ops", tmp_path, HARDSIGMOID_OPS_LIBRARY=str(copy))
 
 
@@ -128,6 +144,10 @@ def no_library_found(tmp_path):
                  "hardsigmoid_ops.hardsigmoid(torch.ones(2))"], tmp_path, env)
 
 
+def ops_namespace_without_library(tmp_path):
+    return _python("import torch; torch.ops.hardsigmoid_ops.hardsigmoid(torch.ones(2))", tmp_path)
+
+
 def variable_names_no_file(tmp_path):
     return _python("import hardsigmoid_ops", tmp_path,
                    HARDSIGMOID_OPS_LIBRARY=str(tmp_path / "missing" / LIBRARY.name))
@@ -182,28 +202,36 @@ def executorch_with_torch_2_11(tmp_path):
         tmp_path)
 
 
+# Each entry's provocations, one per quote, in the page's order.
 PROVOKE = {
-    "The library was built against another torch": other_torch,
-    "Undefined symbol when loading the library directly": undefined_symbol,
-    "The GPU's architecture is not in the build": architecture_not_built,
-    "The library has no CUDA kernels": no_cuda_kernels,
-    "`Unknown builtin op` when loading a TorchScript model": torchscript_without_library,
-    "The package finds no library": no_library_found,
-    "`HARDSIGMOID_OPS_LIBRARY` names no file": variable_names_no_file,
-    "Two copies of the library in one process": two_copies,
-    "`nlohmann/json.hpp` not found when building": no_nlohmann_json,
-    "GoogleTest not found when building": no_googletest,
-    "scikit-build-core missing for a source install": no_scikit_build_core,
-    "ExecuTorch fails on every model with torch 2.11": executorch_with_torch_2_11,
+    "The library was built against another torch": [other_torch],
+    "The wheel in a torch without CUDA, or of another CUDA major": [
+        wheel_in_torch_without_cuda, wheel_of_another_cuda_major],
+    "Undefined symbol when loading the library directly": [undefined_symbol],
+    "The GPU's architecture is not in the build": [architecture_not_built],
+    "The library has no CUDA kernels": [no_cuda_kernels],
+    "`Unknown builtin op` when loading a TorchScript model": [torchscript_without_library],
+    "The package found no library": [no_library_found],
+    "`torch.ops.hardsigmoid_ops` has no `hardsigmoid`": [ops_namespace_without_library],
+    "`HARDSIGMOID_OPS_LIBRARY` names no file": [variable_names_no_file],
+    "Two copies of the library in one process": [two_copies],
+    "`nlohmann/json.hpp` not found when building": [no_nlohmann_json],
+    "GoogleTest not found when building": [no_googletest],
+    "scikit-build-core missing for a source install": [no_scikit_build_core],
+    "ExecuTorch fails on every model with torch 2.11": [executorch_with_torch_2_11],
 }
+QUOTES = [pytest.param(heading, index, id=f"{heading}-{index}")
+          for heading, provocations in PROVOKE.items() for index in range(len(provocations))]
 
 
 def test_every_entry_is_provoked_here():
-    assert list(_entries()) == list(PROVOKE)
+    entries = _entries()
+    assert list(entries) == list(PROVOKE)
+    assert {h: len(q) for h, q in entries.items()} == {h: len(p) for h, p in PROVOKE.items()}
 
 
-@pytest.mark.parametrize("heading", list(PROVOKE))
-def test_quote_is_the_printed_message(heading, tmp_path):
-    quote = _entries()[heading]
-    printed = PROVOKE[heading](tmp_path)
+@pytest.mark.parametrize("heading,index", QUOTES)
+def test_quote_is_the_printed_message(heading, index, tmp_path):
+    quote = _entries()[heading][index]
+    printed = PROVOKE[heading][index](tmp_path)
     assert _matches(quote, printed), f"quoted:\n{quote}\nprinted:\n{printed[-3000:]}"

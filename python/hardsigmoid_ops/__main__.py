@@ -52,8 +52,8 @@ def main():
     rows += [
         ("library", info["library"]),
         ("torch", f"{torch.__version__} (the library was built against {built_against})"),
-        ("CPU", f"{info.get('processor', 'unrecorded')}, "
-                f"aten's {torch.backends.cpu.get_cpu_capability()} loops"),
+        ("CPU", f"{info.get('processor', 'unrecorded')}, the library's loops of aten's capability "
+                f"{torch.backends.cpu.get_cpu_capability()}"),
         ("CUDA code", " ".join(cuda_code) or "none"),
     ]
     ok, result = _call("cpu")
