@@ -1,12 +1,11 @@
 """docs/cpp.md's commands for a C++ program of one's own, as written: the library installed as a
-CMake package under $HOME, a project (cpp_tests/downstream_package, copied as my_project/)
+CMake package under $HOME, the tree's consumer (cpp_tests/downstream_package) copied as my_project/,
 configured against it and torch, built and run. The library is this run's build (its build
 directory in place of the page's `build`; building it is the quick start's configure, run in
 test_quickstart.py). And the limit cpp.md states: without a CUDA toolkit, PyPI's CUDA torch
 stops the program's configure."""
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -36,7 +35,10 @@ def home(tmp_path):
     result = subprocess.run(["bash", "-c", install.replace(" build ", f" {BUILD} ", 1)],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    shutil.copytree(REPO_ROOT / "cpp_tests" / "downstream_package", tmp_path / "my_project")
+    copy, = _lines("cp -r cpp_tests/")
+    result = subprocess.run(["bash", "-c", copy.replace("cpp_tests/", f"{REPO_ROOT}/cpp_tests/")],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
     return tmp_path, env
 
 

@@ -16,6 +16,7 @@ import torch
 
 from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
 from hardsigmoid_testing.doc_blocks import blocks
+from hardsigmoid_testing.no_cuda_toolkit import without_cuda_toolkit
 
 PAGE = REPO_ROOT / "docs" / "troubleshooting.md"
 ENTRY = re.compile(r"^## (.+?)\n(.*?)(?=^## |\Z)", re.S | re.M)
@@ -173,6 +174,20 @@ def no_nlohmann_json(tmp_path):
                       "-DHARDSIGMOID_OPS_BUILD_EXAMPLES=OFF", "-DCMAKE_IGNORE_PATH=/usr/include")
 
 
+def torch_cmake_without_cuda_toolkit(tmp_path):
+    # What a program's find_package(HardsigmoidOps) runs first: find_package(Torch).
+    if torch.version.cuda is None:
+        pytest.skip("torch is not a CUDA build")
+    (tmp_path / "program").mkdir()
+    (tmp_path / "program" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(program LANGUAGES CXX)\n"
+        "find_package(Torch REQUIRED)\n")
+    command = (f"cmake -S {tmp_path / 'program'} -B {tmp_path / 'build'} "
+               f"-DCMAKE_PREFIX_PATH={torch.utils.cmake_prefix_path}")
+    result = without_cuda_toolkit(command, tmp_path, tmp_path, dict(os.environ))
+    return result.stdout + result.stderr
+
+
 def no_googletest(tmp_path):
     return _configure(tmp_path, "-DHARDSIGMOID_OPS_BUILD_EXAMPLES=OFF",
                       "-DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON")
@@ -216,6 +231,7 @@ PROVOKE = {
     "`HARDSIGMOID_OPS_LIBRARY` names no file": [variable_names_no_file],
     "Two copies of the library in one process": [two_copies],
     "`nlohmann/json.hpp` not found when building": [no_nlohmann_json],
+    "A C++ program's configure stops: CUDA not found": [torch_cmake_without_cuda_toolkit],
     "GoogleTest not found when building": [no_googletest],
     "scikit-build-core missing for a source install": [no_scikit_build_core],
     "ExecuTorch fails on every model with torch 2.11": [executorch_with_torch_2_11],
