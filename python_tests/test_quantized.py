@@ -8,6 +8,7 @@ backward op, other quantized dtypes) ours refuses, naming op and argument. torch
 torch.export and TorchScript behave as with aten's op."""
 
 import math
+import platform
 import re
 
 import pytest
@@ -273,6 +274,11 @@ def test_aten_engines_agree(dtype, gen):
                 f"{x.q_zero_point()}")
 
 
+# Known wrong on aarch64 (found by this test, not yet fixed): under QNNPACK, aten gives code 24 of
+# this input 15 and the library 16; the other engines and the library agree (16), and on aarch64
+# every engine gives code 80 45. Strict: the test fails once the library is fixed there.
+@pytest.mark.xfail(platform.machine() == "aarch64", strict=True,
+                   reason="aarch64, QNNPACK: code 24 of this near-tie input is 16, aten's 15")
 @pytest.mark.parametrize("numel", [256, 2 ** 14], ids=["arithmetic", "table"])
 def test_near_tie_follows_each_engine(numel):
     """The input that showed QNNPACK's own rounding (every code, at the scale and zero point where
