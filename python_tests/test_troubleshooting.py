@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
-from hardsigmoid_testing.doc_blocks import blocks
+from hardsigmoid_testing.doc_blocks import FENCE
 from hardsigmoid_testing.no_cuda_toolkit import without_cuda_toolkit
 
 PAGE = REPO_ROOT / "docs" / "troubleshooting.md"
@@ -33,8 +33,8 @@ def _entries():
 
 
 def blocks_of(text):
-    """The fenced blocks of a piece of the page (the page's blocks, found in that piece)."""
-    return [(language, body) for language, body in blocks(PAGE) if body in text]
+    """The fenced blocks of a piece of the page, in order."""
+    return [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
 
 
 def _words(text):
