@@ -10,6 +10,7 @@
 #include "ops/cpu/capability_choice.h"
 #include "ops/cpu/quantized/byte_lookup_choice.h"
 #include "ops/cpu/quantized/byte_table.h"
+#include "ops/cpu/quantized/qnnpack_table.h"
 #include "ops/cpu/quantized/quantized_loops.h"
 #include "ops/hardsigmoid_checks.h"
 
@@ -31,9 +32,9 @@ void set_output_quantization(const at::Tensor& t) {
 }  // namespace
 
 // An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
-// element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table,
-// which is the scalar formula's with the zero point taken as a uint8_t (one outside [0, 255]
-// wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
+// element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table
+// (qnnpack_table.h: the scalar formula's on x86-64, one FMA apart on aarch64), with the zero
+// point taken as a uint8_t (one outside [0, 255] wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
 // positive, and divides by zero on empty input: ours gives those the other engines' result.
 // Under the other engines aten applies the vector formula to some elements and the scalar one to
 // others (quantized_loops.cpp): where the two agree on all 256 codes of this input's scale and
@@ -54,9 +55,8 @@ QuantizedPath quantized_forward(const at::Tensor& self, const at::Tensor& out) {
   const ByteLookup lookup = byte_lookup_for_this_call();
   if (at::globalContext().qEngine() == at::QEngine::QNNPACK && dtype == at::kQUInt8 &&
       qnnpack_takes(self)) {
-    const int64_t qnnpack_zero_point = static_cast<uint8_t>(zero_point);
-    apply_byte_table(loops.table(dtype, self.q_scale(), qnnpack_zero_point, Formula::kScalar), self,
-                     out, lookup);
+    apply_byte_table(qnnpack_table(self.q_scale(), static_cast<uint8_t>(zero_point)), self, out,
+                     lookup);
     return QuantizedPath::kQnnpackTable;
   }
   if (self.numel() >= table_from_elements(lookup)) {
