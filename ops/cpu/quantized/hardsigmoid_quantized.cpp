@@ -34,15 +34,15 @@ void set_output_quantization(const at::Tensor& t) {
 // An 8-bit input has 256 codes, and each formula maps each code to one output code whatever the
 // element's place. Under the QNNPACK engine aten computes QUInt8 with QNNPACK's lookup table
 // (qnnpack_table.h: the scalar formula's on x86-64, one FMA apart on aarch64), with the zero
-// point taken as a uint8_t (one outside [0, 255] wraps). aten's QNNPACK path refuses 0-dim input and a scale whose float is not normal and
-// positive, and divides by zero on empty input: ours gives those the other engines' result.
-// Under the other engines aten applies the vector formula to some elements and the scalar one to
-// others (quantized_loops.cpp): where the two agree on all 256 codes of this input's scale and
-// zero point, which both tables show, every element's result is the table's, and a byte lookup
-// gives aten's bits at a fraction of the arithmetic's cost, from the size where the lookup's
-// speed pays for building the tables (table_from_elements). Where they differ on any code (none
-// was found for the 8-bit types, but it is not excluded), aten's arithmetic runs element for
-// element. QInt32 always takes the arithmetic.
+// point taken as a uint8_t (one outside [0, 255] wraps). aten's QNNPACK path refuses 0-dim input
+// and a scale whose float is not normal and positive, and divides by zero on empty input: ours
+// gives those the other engines' result. Under the other engines aten applies the vector formula to
+// some elements and the scalar one to others (quantized_loops.cpp): where the two agree on all 256
+// codes of this input's scale and zero point, which both tables show, every element's result is the
+// table's, and a byte lookup gives aten's bits at a fraction of the arithmetic's cost, from the
+// size where the lookup's speed pays for building the tables (table_from_elements). Where they
+// differ on any code (none was found for the 8-bit types, but it is not excluded), aten's
+// arithmetic runs element for element. QInt32 always takes the arithmetic.
 QuantizedPath quantized_forward(const at::Tensor& self, const at::Tensor& out) {
   if (self.numel() == 0) return QuantizedPath::kArithmetic;
   const at::ScalarType dtype = self.scalar_type();

@@ -31,7 +31,8 @@ std::array<uint8_t, 256> qnnpack_table(double scale, uint8_t zero_point) {
 #endif
     const float unit = std::min(std::max(shifted, 0.0f), 6.0f) / 6.0f;
     // inv_output_scale * unit is exact (a power of two), so fused or not the sum is the same.
-    const float scaled = std::min(std::max(inv_output_scale * unit + output_zero_point, 0.0f), 255.0f);
+    const float scaled =
+        std::min(std::max(inv_output_scale * unit + output_zero_point, 0.0f), 255.0f);
     table[code] = static_cast<uint8_t>(std::nearbyint(scaled));
   }
   return table;
