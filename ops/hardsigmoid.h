@@ -9,8 +9,10 @@
 //   hardsigmoid_out(x, out)   writes into out (x's shape, dtype and device; may be x), returns out
 //   hardsigmoid_backward(g, x) the gradient with respect to x, given the output gradient g
 //
-// Results are bit-for-bit at::hardsigmoid's on the same device; float32, float64, float16 and
-// bfloat16 are supported. Bad input raises c10::Error and leaves every tensor untouched.
+// Results are bit-for-bit at::hardsigmoid's on the same device: float32, float64, float16 and
+// bfloat16 on the CPU and CUDA (and meta tensors), and per-tensor quantized quint8, qint8 and
+// qint32 on the CPU (the backward excepted, as aten's). Bad input raises c10::Error and leaves
+// every tensor untouched.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -8,11 +8,12 @@ VENV="${HARDSIGMOID_OPS_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 source "$ROOT/scripts/downloads.sh"
 
-# Debian packages: the compiler and build tools, ccache (scripts/compile_cache.sh), GoogleTest,
-# Google Benchmark, clang-format and shellcheck (scripts/check_format.sh), and nlohmann/json.hpp,
-# which torch's functorch headers include and its wheel does not ship.
-debian_packages g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev clang-format \
-  shellcheck nlohmann-json3-dev
+# Debian packages: Python's venv module (Debian's python3 has none without python3-venv), the
+# compiler and build tools, ccache (scripts/compile_cache.sh), GoogleTest, Google Benchmark,
+# clang-format and shellcheck (scripts/check_format.sh), and nlohmann/json.hpp, which torch's
+# functorch headers include and its wheel does not ship.
+debian_packages python3 python3-venv g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev \
+  clang-format shellcheck nlohmann-json3-dev
 
 # The virtual environment, reinstalled only when requirements.txt changes.
 if [[ ! -x "$VENV/bin/python" ]]; then
