@@ -20,7 +20,10 @@ def without_cuda_toolkit(command, tmp_path, cwd, env):
         root = os.path.dirname(os.path.dirname(os.path.realpath(sorted(nvccs)[0])))
         (tmp_path / "empty").mkdir()
         hide.append(f"mount --bind {tmp_path / 'empty'} {root}")
-        hide += [f"mount --bind /dev/null {n}" for n in sorted(nvccs) if not n.startswith(root)]
+        # An nvcc reached through a link into the toolkit (/usr/local/cuda -> cuda-13.0) is gone
+        # once the toolkit's root is covered: only those outside it are covered one by one.
+        hide += [f"mount --bind /dev/null {n}" for n in sorted(nvccs)
+                 if not os.path.realpath(n).startswith(root + os.sep)]
     return subprocess.run(["unshare", "-m", "bash", "-c", " && ".join([*hide, command])],
                           cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
