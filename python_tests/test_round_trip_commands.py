@@ -37,8 +37,9 @@ def test_round_trip_command_runs_as_written(page, tmp_path):
     if not any(path.is_file() for path in BUILD.glob(f"*/{program}")):
         pytest.skip(f"{program} is not built in {BUILD} (a build with the examples)")
     assert (BUILD / built.group(1)).is_file(), f"{page} names build/{built.group(1)}, not built"
-    command = command.replace(" build/", f" {BUILD}/")
+    # The page's output folder first: the build directory may itself lie under /tmp.
     command = re.sub(r" /tmp/\S+", f" {tmp_path}/out", command)
+    command = command.replace(" build/", f" {BUILD}/")
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     result = subprocess.run(["bash", "-c", command], cwd=REPO_ROOT, env=env, capture_output=True,
