@@ -1,9 +1,13 @@
 #include "test_support.h"
 
+#include <ATen/Context.h>
 #include <ATen/Dispatch.h>
+#include <ATen/Version.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -117,14 +121,49 @@ std::string hex_bits(int64_t bits, size_t bytes) {
   return s.str();
 }
 
+// The iteration of --gtest_repeat that runs, for HARDSIGMOID_TEST_SEED_SWEEP.
+class RepeatIteration : public testing::EmptyTestEventListener {
+ public:
+  static int current() { return current_; }
+  void OnTestIterationStart(const testing::UnitTest&, int iteration) override {
+    current_ = iteration;
+  }
+
+ private:
+  static inline int current_ = 0;
+};
+// Registered before gtest_main's main runs (the listener list takes ownership).
+[[maybe_unused]] const bool repeat_iteration_listened = [] {
+  testing::UnitTest::GetInstance()->listeners().Append(new RepeatIteration);
+  return true;
+}();
+
 }  // namespace
 
 uint64_t fresh_seed() {
   if (const char* fixed = std::getenv("HARDSIGMOID_TEST_SEED")) {
     return std::strtoull(fixed, nullptr, 10);
   }
+  if (const char* first = std::getenv("HARDSIGMOID_TEST_SEED_SWEEP")) {
+    return std::strtoull(first, nullptr, 10) + static_cast<uint64_t>(RepeatIteration::current());
+  }
   std::random_device device;
   return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+std::string replay_line(uint64_t seed) {
+  const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name =
+      test ? std::string(test->test_suite_name()) + "." + test->name() : std::string("*");
+  std::string capability = at::get_cpu_capability();
+  std::transform(capability.begin(), capability.end(), capability.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::ostringstream line;
+  line << "seed " << seed << ", aten's CPU capability " << capability << ", quantized engine "
+       << c10::toString(at::globalContext().qEngine()) << " (rerun: HARDSIGMOID_TEST_SEED=" << seed
+       << " ATEN_CPU_CAPABILITY=" << capability << " hardsigmoid_ops_tests --gtest_filter='"
+       << name << "')";
+  return line.str();
 }
 
 const std::vector<at::ScalarType>& supported_dtypes() {

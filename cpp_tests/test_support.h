@@ -18,17 +18,21 @@ namespace hardsigmoid_test {
 
 // ---- seeds -------------------------------------------------------------------------------------
 
-// A fresh seed from std::random_device, or HARDSIGMOID_TEST_SEED when set (to rerun a failure).
+// A fresh seed from std::random_device; HARDSIGMOID_TEST_SEED fixes it (to rerun a failure), and
+// HARDSIGMOID_TEST_SEED_SWEEP=first gives iteration i of --gtest_repeat the seed first + i (a sweep
+// over consecutive seeds in one process: scripts/seed_sweep.sh).
 uint64_t fresh_seed();
 
-// Seeds aten's generators with a fresh seed and names it in every failure message of the
-// enclosing scope.
-#define HARDSIGMOID_SEED_THIS_TEST()                                                           \
-  const uint64_t hardsigmoid_test_seed = ::hardsigmoid_test::fresh_seed();                     \
-  at::manual_seed(hardsigmoid_test_seed);                                                      \
-  SCOPED_TRACE("seed " + std::to_string(hardsigmoid_test_seed) +                               \
-               " (rerun with HARDSIGMOID_TEST_SEED=" + std::to_string(hardsigmoid_test_seed) + \
-               ")")
+// What a failure prints to be replayed from the log alone: the seed, aten's CPU capability, the
+// quantized engine and the command that reruns the test under them.
+std::string replay_line(uint64_t seed);
+
+// Seeds aten's generators with a fresh seed and names it, with replay_line, in every failure
+// message of the enclosing scope.
+#define HARDSIGMOID_SEED_THIS_TEST()                                       \
+  const uint64_t hardsigmoid_test_seed = ::hardsigmoid_test::fresh_seed(); \
+  at::manual_seed(hardsigmoid_test_seed);                                  \
+  SCOPED_TRACE(::hardsigmoid_test::replay_line(hardsigmoid_test_seed))
 
 // ---- dtypes and devices ------------------------------------------------------------------------
 

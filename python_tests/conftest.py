@@ -1,8 +1,9 @@
 """Loads the library under test once for the whole suite and provides the shared fixtures.
 
 The library and the random seed come from hardsigmoid_testing/config.py (environment variables
-HARDSIGMOID_OPS_LIBRARY and HARDSIGMOID_OPS_SEED). The seed is printed in the report header and
-next to every failure, so that any failure can be replayed.
+HARDSIGMOID_OPS_LIBRARY and HARDSIGMOID_OPS_SEED; HARDSIGMOID_OPS_SEED_SWEEP runs every test under
+many seeds). The seed is printed in the report header, and next to every failure the command that
+replays it, so that any failure can be replayed from the log alone.
 
 Under pytest-xdist (-n N) every worker process runs this file too: the workers take the
 controller's seed and share the run's inductor cache. What the workers must not
@@ -18,8 +19,10 @@ import pytest
 import torch
 import torch.utils.deterministic
 
-from hardsigmoid_testing.config import LIBRARY, SEED
-from hardsigmoid_testing.reporting import cases_summary
+from hardsigmoid_testing.config import LIBRARY, SEED, SWEEP_SEEDS
+from hardsigmoid_testing.reporting import cases_summary, replay_command, without_sweep
+
+SEED_KEY = pytest.StashKey[int]()
 
 
 def _the_same_run_in_every_worker():
@@ -98,10 +101,16 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.path.name not in LONG_MODULES)  # stable: the order kept
 
 
+def _seeds_line():
+    if SWEEP_SEEDS:
+        return f"seeds {SWEEP_SEEDS[0]} to {SWEEP_SEEDS[-1]}, each test under each"
+    return f"seed {SEED}"
+
+
 def pytest_report_header(config):
     return [
         f"hardsigmoid_ops library: {LIBRARY}",
-        f"hardsigmoid_ops random seed: {SEED} (replay with HARDSIGMOID_OPS_SEED={SEED})",
+        f"hardsigmoid_ops random {_seeds_line()} (a failure prints the command that replays it)",
         f"aten's CPU capability: {torch.backends.cpu.get_cpu_capability()}",
     ]
 
@@ -109,15 +118,40 @@ def pytest_report_header(config):
 def pytest_terminal_summary(terminalreporter):
     summary = cases_summary(terminalreporter.stats)
     if summary:
-        terminalreporter.write_line(f"hardsigmoid_ops {summary} (seed {SEED})")
+        terminalreporter.write_line(f"hardsigmoid_ops {summary} ({_seeds_line()})")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
     if report.failed:
-        report.sections.append(("hardsigmoid_ops seed", f"replay with HARDSIGMOID_OPS_SEED={SEED}"))
+        seed = item.stash.get(SEED_KEY, SEED)
+        report.sections.append(("hardsigmoid_ops replay", replay_command(item.nodeid, seed)))
     return report
+
+
+def pytest_generate_tests(metafunc):
+    """Under HARDSIGMOID_OPS_SEED_SWEEP every test runs once per seed of the sweep."""
+    if SWEEP_SEEDS and "seed" in metafunc.fixturenames:
+        metafunc.parametrize("seed", SWEEP_SEEDS, indirect=True,
+                             ids=[f"sweep{s}" for s in SWEEP_SEEDS])
+
+
+def _test_name(node):
+    """The test's name as the seeds derive from it: the same alone, in the whole suite or swept."""
+    return f"{node.module.__name__}::{without_sweep(node.name)}"
+
+
+@pytest.fixture(autouse=True)
+def seed(request):
+    """The seed of this test's random draws: the run's (HARDSIGMOID_OPS_SEED, or a fresh one), or
+    under a sweep the sweep's seed for this run of the test. torch's default generator is seeded
+    from it and the test's name too, so that a draw with no generator of its own (torch.randn(3))
+    is fresh in every run and replays with the seed."""
+    value = getattr(request, "param", SEED)
+    request.node.stash[SEED_KEY] = value
+    torch.manual_seed(value ^ zlib.crc32(_test_name(request.node).encode()))
+    return value
 
 
 @pytest.fixture(
@@ -134,12 +168,11 @@ def device(request):
 
 
 @pytest.fixture
-def gen(request):
-    """A CPU generator seeded from the session seed and the test's own name, so that a single test
-    replays identically whether it runs alone or within the whole suite."""
-    test_name = f"{request.node.module.__name__}::{request.node.name}"
-    request.node.user_properties.append(("hardsigmoid_ops_seed", SEED))
-    return torch.Generator().manual_seed(SEED ^ zlib.crc32(test_name.encode()))
+def gen(request, seed):
+    """A CPU generator seeded from the test's seed and its own name, so that a single test replays
+    identically whether it runs alone, within the whole suite or in a sweep."""
+    request.node.user_properties.append(("hardsigmoid_ops_seed", seed))
+    return torch.Generator().manual_seed(seed ^ zlib.crc32(_test_name(request.node).encode()))
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from torch.distributed.tensor.debug import CommDebugMode
 import hardsigmoid_ops
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.config import LIBRARY, SEED
+from hardsigmoid_testing.config import LIBRARY
 from hardsigmoid_testing.values import random_values
 
 WORLD_SIZE = 2
@@ -108,10 +108,10 @@ CASES = [
 ]
 
 
-def _inputs(case):
-    """self and a second tensor (grad_output, out's initial values) of the case, from the suite's
+def _inputs(case, seed):
+    """self and a second tensor (grad_output, out's initial values) of the case, from the test's
     seed and the case's name, as the gen fixture seeds a test's generator."""
-    gen = torch.Generator().manual_seed(SEED ^ zlib.crc32(f"{__name__}::{case}".encode()))
+    gen = torch.Generator().manual_seed(seed ^ zlib.crc32(f"{__name__}::{case}".encode()))
     numel = SHAPE[0] * SHAPE[1]
     return tuple(random_values(numel, case.dtype, gen).reshape(SHAPE) for _ in range(2))
 
@@ -200,11 +200,12 @@ def _rank_main(rank, backend, device, store_port, cases, inputs, results_dir):
 # ---- the launch and the checks ------------------------------------------------------------------
 
 
-def _launch(backend, device, cases, results_dir):
-    """Runs `cases` on two new processes; returns {case name: [what rank 0 saw, rank 1]}."""
+def _launch(backend, device, cases, seed, results_dir):
+    """Runs `cases`, drawn from `seed`, on two new processes; returns {case name: [what rank 0
+    saw, rank 1]}."""
     # The store lives here, on a port the system picks, so that no port can be taken meanwhile.
     store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
-    inputs = {str(case): _inputs(case) for case in cases}
+    inputs = {str(case): _inputs(case, seed) for case in cases}
     context = mp.start_processes(
         _rank_main, args=(backend, device, store.port, cases, inputs, str(results_dir)),
         nprocs=WORLD_SIZE, join=False, start_method="spawn")
@@ -220,10 +221,10 @@ def _launch(backend, device, cases, results_dir):
     return {name: [seen[name] for seen in ranks] for name in ranks[0]}
 
 
-def _reference(case, device):
+def _reference(case, device, seed):
     """aten on the full tensors, on the device the ranks ran on (its result there is the
     contract): the op's result, and for autograd the gradient."""
-    self_full, other_full = (t.to(device) for t in _inputs(case))
+    self_full, other_full = (t.to(device) for t in _inputs(case, seed))
     if case.op == "hardsigmoid_backward":
         return torch.ops.aten.hardsigmoid_backward(other_full, self_full).cpu(), None
     result = torch.ops.aten.hardsigmoid(self_full).cpu()
@@ -232,11 +233,11 @@ def _reference(case, device):
     return result, None
 
 
-def _check(case, seen_by_ranks, device):
+def _check(case, seen_by_ranks, device, seed):
     # The reference is aten's op on the whole tensor, the results each rank's on its shard: rows
     # that end elsewhere put aten's scalar tail (and its NaN) elsewhere, so NaN compares as NaN.
-    expected, expected_grad = _reference(case, device)
-    self_full = _inputs(case)[0]
+    expected, expected_grad = _reference(case, device, seed)
+    self_full = _inputs(case, seed)[0]
     for rank, seen in enumerate(seen_by_ranks):
         where = f"{case}, rank {rank}"
         if case.expect == ERROR:
@@ -264,22 +265,30 @@ def _check(case, seen_by_ranks, device):
 
 
 @pytest.fixture(scope="module")
-def gloo_results(tmp_path_factory):
-    return _launch("gloo", "cpu", CASES, tmp_path_factory.mktemp("gloo"))
+def gloo_launches():
+    """The gloo ranks' results by seed: one launch runs every case (one per seed under a sweep)."""
+    return {}
+
+
+@pytest.fixture
+def gloo_results(seed, gloo_launches, tmp_path_factory):
+    if seed not in gloo_launches:
+        gloo_launches[seed] = _launch("gloo", "cpu", CASES, seed, tmp_path_factory.mktemp("gloo"))
+    return gloo_launches[seed]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_gloo(case, gloo_results):
-    _check(case, gloo_results[str(case)], "cpu")
+def test_gloo(case, gloo_results, seed):
+    _check(case, gloo_results[str(case)], "cpu", seed)
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 CUDA devices")
-def test_nccl(tmp_path):
-    results = _launch("nccl", "cuda", CASES, tmp_path)
+def test_nccl(tmp_path, seed):
+    results = _launch("nccl", "cuda", CASES, seed, tmp_path)
     failures = []
     for case in CASES:
         try:
-            _check(case, results[str(case)], "cuda")
+            _check(case, results[str(case)], "cuda", seed)
         except AssertionError as failure:
             failures.append(f"{case}: {failure}")
     assert not failures, f"{len(failures)} of {len(CASES)} cases failed:\n" + "\n".join(failures)

@@ -14,10 +14,9 @@ import torch.nn.functional as F
 
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_identical, assert_only_view_written, assert_unchanged
-from hardsigmoid_testing.config import LIBRARY, SEED
 from hardsigmoid_testing.fuzz_cases import VARIANTS, draw_case
 from hardsigmoid_testing.layouts import is_dense, same_view, significant_strides
-from hardsigmoid_testing.reporting import CASES_PROPERTY
+from hardsigmoid_testing.reporting import CASES_PROPERTY, replay_command
 
 CASES_PER_VARIANT = int(os.environ.get("HARDSIGMOID_OPS_FUZZ_CASES") or 500)
 ONLY_CASE = os.environ.get("HARDSIGMOID_OPS_FUZZ_CASE")
@@ -93,18 +92,12 @@ CHECKS = {
 }
 
 
-def _replay_command(request, index):
-    test = f"{os.path.relpath(request.node.path)}::{request.node.name}"
-    return (f"HARDSIGMOID_OPS_LIBRARY={LIBRARY} HARDSIGMOID_OPS_SEED={SEED} "
-            f"HARDSIGMOID_OPS_FUZZ_CASE={index} python -m pytest '{test}'")
-
-
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_fuzz(device, variant, request):
+def test_fuzz(device, variant, request, seed):
     indices = [int(ONLY_CASE)] if ONLY_CASE else range(CASES_PER_VARIANT)
     failures = []
     for index in indices:
-        case = draw_case(SEED, device, variant, index)
+        case = draw_case(seed, device, variant, index)
         try:
             CHECKS[variant](case, case.build())
         except Exception as error:  # a wrong result and a refused valid input alike
@@ -112,11 +105,13 @@ def test_fuzz(device, variant, request):
     request.node.user_properties.append((CASES_PROPERTY, (device, len(indices))))
     if failures:
         case, error = failures[0]
+        only_this_case = f"HARDSIGMOID_OPS_FUZZ_CASE={case.index} "
+        replay = replay_command(request.node.nodeid, seed, only_this_case)
         indices_shown = ", ".join(str(c.index) for c, _ in failures[:SHOWN_FAILURES])
         pytest.fail(
             f"{len(failures)} of {len(indices)} cases failed (cases {indices_shown}"
             f"{', ...' if len(failures) > SHOWN_FAILURES else ''}). The first:\n"
             f"{case.describe()}\n{type(error).__name__}: {error}\n"
-            f"replay: {_replay_command(request, case.index)}",
+            f"replay: {replay}",
             pytrace=False,
         )

@@ -2,6 +2,9 @@
 
 HARDSIGMOID_OPS_LIBRARY names the .so (default: build/libhardsigmoid_ops.so under the repository
 root). HARDSIGMOID_OPS_SEED fixes the random inputs; without it a fresh seed is drawn each run.
+HARDSIGMOID_OPS_SEED_SWEEP=FIRST:COUNT runs every test once under each of the seeds FIRST to
+FIRST + COUNT - 1 instead, in one session (scripts/seed_sweep.sh): a failure names its seed, which
+HARDSIGMOID_OPS_SEED then replays alone.
 HARDSIGMOID_OPS_TEST_LARGE_NUMEL sets the size the comparisons split across threads (default
 2**20); under an emulator (scripts/aarch64_check.sh) 2**17, still four of aten's grains.
 """
@@ -15,4 +18,14 @@ LIBRARY = pathlib.Path(
     os.environ.get("HARDSIGMOID_OPS_LIBRARY") or REPO_ROOT / "build" / "libhardsigmoid_ops.so"
 ).resolve()
 SEED = int(os.environ.get("HARDSIGMOID_OPS_SEED") or random.SystemRandom().randrange(2**32))
+
+
+def _sweep(text):
+    if not text:
+        return []
+    first, count = (int(part) for part in text.split(":"))
+    return list(range(first, first + count))
+
+
+SWEEP_SEEDS = _sweep(os.environ.get("HARDSIGMOID_OPS_SEED_SWEEP"))
 LARGE_NUMEL = int(os.environ.get("HARDSIGMOID_OPS_TEST_LARGE_NUMEL") or 1 << 20)
