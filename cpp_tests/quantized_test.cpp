@@ -234,13 +234,13 @@ TEST(Quantized, TablesAreAtensFormulas) {
       const at::Tensor scalar = atens_codes(dtype, scale, zero_point, cpu::Formula::kScalar);
       EXPECT_TRUE(same_codes(table(cpu::Formula::kVector), vector));
       EXPECT_TRUE(same_codes(table(cpu::Formula::kScalar), scalar));
-      const auto agreeing = cpu::agreeing_quantized_table(cpu::selected_quantized_loops(), dtype,
-                                                          scale, zero_point);
+      const auto agreeing =
+          cpu::agreeing_quantized_table(cpu::selected_quantized_loops(), dtype, scale, zero_point);
       if (at::equal(vector, scalar)) {
         ASSERT_TRUE(agreeing);
-        EXPECT_TRUE(same_codes(at::tensor(std::vector<uint8_t>(agreeing->begin(), agreeing->end()),
-                                          at::kByte),
-                               scalar));
+        EXPECT_TRUE(same_codes(
+            at::tensor(std::vector<uint8_t>(agreeing->begin(), agreeing->end()), at::kByte),
+            scalar));
       } else {
         EXPECT_FALSE(agreeing) << "a table where aten's two formulas disagree";
       }
@@ -291,10 +291,12 @@ TEST(Quantized, EveryByteLookupGivesAtensCodes) {
           if (atens_formulas_agree(dtype, scale, zero_point)) break;
           SCOPED_TRACE("aten's formulas disagree at scale " + exact(scale) + ", zero point " +
                        std::to_string(zero_point));
-          const at::Tensor every = at::_make_per_tensor_quantized_tensor(
-              at::arange(0, 256, at::kLong).to(at::kByte).view(code_dtype(dtype)).repeat(
-                  {from / 256 + 1}),
-              scale, zero_point);
+          const at::Tensor every =
+              at::_make_per_tensor_quantized_tensor(at::arange(0, 256, at::kLong)
+                                                        .to(at::kByte)
+                                                        .view(code_dtype(dtype))
+                                                        .repeat({from / 256 + 1}),
+                                                    scale, zero_point);
           EXPECT_EQ(path(every),
                     qnnpack ? cpu::QuantizedPath::kQnnpackTable : cpu::QuantizedPath::kArithmetic);
           EXPECT_TRUE(same_quantized(cpu::hardsigmoid_quantized(every), at::hardsigmoid(every)));

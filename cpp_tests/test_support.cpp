@@ -161,9 +161,14 @@ std::string replay_line(uint64_t seed) {
   std::ostringstream line;
   line << "seed " << seed << ", aten's CPU capability " << capability << ", quantized engine "
        << c10::toString(at::globalContext().qEngine()) << " (rerun: HARDSIGMOID_TEST_SEED=" << seed
-       << " ATEN_CPU_CAPABILITY=" << capability << " hardsigmoid_ops_tests --gtest_filter='"
-       << name << "')";
+       << " ATEN_CPU_CAPABILITY=" << capability << " hardsigmoid_ops_tests --gtest_filter='" << name
+       << "')";
   return line.str();
+}
+
+bool under_emulator() {
+  const char* emulated = std::getenv("HARDSIGMOID_OPS_TEST_EMULATED");
+  return emulated != nullptr && std::string(emulated) == "1";
 }
 
 const std::vector<at::ScalarType>& supported_dtypes() {

@@ -34,6 +34,11 @@ std::string replay_line(uint64_t seed);
   at::manual_seed(hardsigmoid_test_seed);                                  \
   SCOPED_TRACE(::hardsigmoid_test::replay_line(hardsigmoid_test_seed))
 
+// True when the tests run under an emulator (HARDSIGMOID_OPS_TEST_EMULATED=1, which
+// scripts/aarch64/run.sh sets): there they prove bits, not page mapping or speed, and the cases
+// sized for the page system take smaller outputs.
+bool under_emulator();
+
 // ---- dtypes and devices ------------------------------------------------------------------------
 
 // The dtypes the ops support.
