@@ -213,8 +213,9 @@ bool atens_formulas_agree(at::ScalarType dtype, double scale, int64_t zero_point
 
 // Each formula's table against aten's loop of that formula over the 256 codes, and the library's
 // agreeing table: the scalar table where aten's two loops agree on every code, none where they
-// don't (about 1 draw of these in 6,000 on x86-64 AVX2 and AVX512, QUInt8 and QInt8 alike; none
-// seen under DEFAULT: scripts/seed_sweep.sh's study).
+// don't. Of these draws, aten's two formulas disagree on some code in about 1 in 7,000 for QUInt8
+// and 1 in 10,000 for QInt8 under AVX2 and AVX512 (3 and 2 of 20,000), none of 20,000 under
+// DEFAULT; the same under every engine (scripts/tools/quantized_formula_agreement.py).
 TEST(Quantized, TablesAreAtensFormulas) {
   HARDSIGMOID_SEED_THIS_TEST();
   namespace cpu = hardsigmoid_ops::cpu;
@@ -252,10 +253,11 @@ TEST(Quantized, TablesAreAtensFormulas) {
 // out ops on 8-bit inputs holding all 256 codes, contiguous and strided, at the size from which
 // that lookup is taken, give aten's codes; and the op takes the table there (QNNPACK's under that
 // engine for QUInt8) and aten's arithmetic one element below, so that a lookup or a threshold
-// silently not taken fails here. The table is taken only where aten's two formulas agree on every
-// code: a draw where they don't (about 1 in 4,000 of these scales for QUInt8 under AVX2 and
-// AVX512, fewer for QInt8, none seen under DEFAULT) is checked to take aten's arithmetic instead
-// and drawn again.
+// silently not taken fails here. The formulas' table is taken only where aten's two formulas
+// agree on every code: of these draws they disagree in about 1 in 2,000 for QUInt8 under AVX2 and
+// AVX512 (10 of 20,000; none of 20,000 for QInt8, none under DEFAULT; the same under every engine
+// that runs them: scripts/tools/quantized_formula_agreement.py). Such a draw is checked to take
+// aten's arithmetic and give its codes, and drawn again.
 TEST(Quantized, EveryByteLookupGivesAtensCodes) {
   HARDSIGMOID_SEED_THIS_TEST();
   namespace cpu = hardsigmoid_ops::cpu;

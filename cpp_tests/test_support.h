@@ -64,8 +64,9 @@ void PrintTo(DeviceKind device, std::ostream* os);
 // and the largest finite value, each with both signs. A 1-D CPU tensor.
 at::Tensor edge_values(at::ScalarType dtype);
 
-// randn * 4 with about a quarter of the elements replaced by edge values at random positions, so
-// even a single element is an edge value now and then. A CPU tensor of `shape`.
+// Normal values (mean 0, standard deviation 4) with about a quarter of the elements replaced by
+// edge values at random positions, so even a single element is an edge value now and then. A CPU
+// tensor of `shape`.
 at::Tensor random_values(at::IntArrayRef shape, at::ScalarType dtype);
 
 // ---- layouts -----------------------------------------------------------------------------------

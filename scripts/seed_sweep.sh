@@ -18,9 +18,13 @@
 #               under DEFAULT they take some 10 s a seed);
 #   cpp-large   the >2^31-element CPU case under LARGE_SEEDS seeds (default 3: minutes each);
 #   pytest      every module that draws, but those below, in one session
-#               (HARDSIGMOID_OPS_SEED_SWEEP), on every core;
-#   pytest-slow the modules that compile, export or start processes per test, under SLOW_SEEDS
-#               seeds (default 20);
+#               (HARDSIGMOID_OPS_SEED_SWEEP), on every core, without its tests that compile or
+#               export;
+#   pytest-values  the modules that compare drawn values with aten's at the large size and
+#               nothing else of the draw (test_matches_aten, test_opcheck, test_thread_split), under
+#               VALUES_SEEDS seeds (default 50: some 60 s a seed on two cores);
+#   pytest-slow the modules that compile, export or start processes per test, and the other
+#               modules' tests that compile or export, under SLOW_SEEDS seeds (default 5);
 #   pytest-large the tests of several GiB (pytest's 'large' mark), under LARGE_SEEDS seeds;
 #   formulas    scripts/tools/quantized_formula_agreement.py: how often aten's two quantized
 #               formulas disagree on a draw, under each capability (FORMULA_DRAWS, default 20000).
@@ -34,11 +38,12 @@ SWEEP_DIR="${SWEEP_DIR:-$BUILD_DIR/seed-sweep}"
 SEEDS="${1:-200}"
 FIRST="${2:-1}"
 LARGE_SEEDS="${LARGE_SEEDS:-3}"
-SLOW_SEEDS="${SLOW_SEEDS:-20}"
+SLOW_SEEDS="${SLOW_SEEDS:-5}"
+VALUES_SEEDS="${VALUES_SEEDS:-50}"
 CAPABILITY_SEEDS="${CAPABILITY_SEEDS:-40}"
 SHARDS="${SWEEP_SHARDS:-$(nproc)}"
 FORMULA_DRAWS="${FORMULA_DRAWS:-20000}"
-PARTS="${SWEEP_PARTS:-cpp cpp-avx2 cpp-default cpp-large pytest pytest-slow pytest-large formulas}"
+PARTS="${SWEEP_PARTS:-cpp cpp-avx2 cpp-default cpp-large pytest pytest-values pytest-slow pytest-large formulas}"
 TESTS="$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests"
 mkdir -p "$SWEEP_DIR"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
@@ -47,13 +52,18 @@ phase() { echo "== $* (at $SECONDS s)"; }
 wants() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # The pytest modules that compile, export or start processes in most tests: the slow part.
-SLOW_MODULES=(test_compile.py test_compile_fusion.py test_deterministic_compilation.py
-  test_dtensor.py test_dtensor_compile.py test_export.py test_models.py test_quantized_models.py
-  test_onnx_export.py test_executorch.py test_valid_edge_cases.py test_fresh_pages.py)
-# The modules with no random draw (paths, builds, documents, the package's files).
+SLOW_MODULES=(test_aten_decompositions.py test_compile.py test_compile_fusion.py
+  test_deterministic_compilation.py test_dtensor.py test_dtensor_compile.py test_export.py
+  test_models.py test_quantized_models.py test_onnx_export.py test_executorch.py
+  test_valid_edge_cases.py test_fresh_pages.py)
+# The modules whose draws are values compared with aten's at the large size, and nothing else.
+VALUES_MODULES=(test_matches_aten.py test_opcheck.py test_thread_split.py)
+# The modules with no random draw (paths, builds, documents, the package's files, subprocesses).
 UNDRAWN_MODULES=(test_build_limits.py test_cpp_commands.py test_cpu_capability.py
   test_docs_examples.py test_load.py test_pip_install.py test_quickstart.py
-  test_round_trip_commands.py test_troubleshooting.py test_replay.py test_multi_gpu.py)
+  test_round_trip_commands.py test_troubleshooting.py test_replay.py test_multi_gpu.py
+  test_byte_lookup_choice.py)
+COMPILES="compile or export or mobilenet"
 
 # One GoogleTest process under the sweep: $1 the log's name, the rest gtest's arguments.
 gtest_sweep() {
@@ -149,14 +159,24 @@ modules_but() {
 
 if wants pytest; then
   phase "pytest: the modules that draw, $SEEDS seeds"
-  mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${UNDRAWN_MODULES[@]}")
-  pytest_sweep pytest "$SEEDS" "${modules[@]}" -m 'not large' >>"$summary"
+  mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${VALUES_MODULES[@]}" \
+    "${UNDRAWN_MODULES[@]}")
+  pytest_sweep pytest "$SEEDS" "${modules[@]}" -m 'not large' -k "not ($COMPILES)" >>"$summary"
+fi
+
+if wants pytest-values; then
+  phase "pytest-values: drawn values at the large size, $VALUES_SEEDS seeds"
+  pytest_sweep pytest-values "$VALUES_SEEDS" "${VALUES_MODULES[@]/#/python_tests/}" \
+    -m 'not large' -k "not ($COMPILES)" >>"$summary"
 fi
 
 if wants pytest-slow; then
-  phase "pytest-slow: the modules that compile, export or start processes, $SLOW_SEEDS seeds"
-  pytest_sweep pytest-slow "$SLOW_SEEDS" "${SLOW_MODULES[@]/#/python_tests/}" -m 'not large' \
+  phase "pytest-slow: what compiles, exports or starts processes, $SLOW_SEEDS seeds"
+  mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${UNDRAWN_MODULES[@]}")
+  pytest_sweep pytest-slow "$SLOW_SEEDS" "${modules[@]}" -m 'not large' -k "$COMPILES" \
     >>"$summary"
+  pytest_sweep pytest-slow-modules "$SLOW_SEEDS" "${SLOW_MODULES[@]/#/python_tests/}" \
+    -m 'not large' >>"$summary"
 fi
 
 if wants pytest-large; then

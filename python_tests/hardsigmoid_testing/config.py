@@ -6,7 +6,7 @@ HARDSIGMOID_OPS_SEED_SWEEP=FIRST:COUNT runs every test once under each of the se
 FIRST + COUNT - 1 instead, in one session (scripts/seed_sweep.sh): a failure names its seed, which
 HARDSIGMOID_OPS_SEED then replays alone.
 HARDSIGMOID_OPS_TEST_LARGE_NUMEL sets the size the comparisons split across threads (default
-2**20); under an emulator (scripts/aarch64_check.sh) 2**17, still four of aten's grains.
+2**20); under an emulator (scripts/aarch64_check.sh) 2**16, still two of aten's grains.
 """
 
 import os
