@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Every test that draws random input, run under many consecutive seeds, to find a test whose draw
-# can break its own premise before CI's fresh seed does (not part of CI: about two hours on two
-# cores at 200 seeds). Each part's log and a summary table go to $SWEEP_DIR (default
-# build/seed-sweep); a failure's log line names its seed and the command that replays it.
+# can break its own premise before CI's fresh seed does (not part of CI: some hours on two cores at
+# 200 seeds; bash reads this file as it runs, so edit it only between runs). Each part's log and a
+# summary table go to $SWEEP_DIR (default build/seed-sweep); a failure's log line names its seed
+# and the command that replays it.
 #
 #   bash scripts/seed_sweep.sh [SEEDS] [FIRST]     (default 200 seeds from 1)
 #
 # The parts, each under seeds FIRST .. FIRST + SEEDS - 1 unless said:
 #   cpp         every CPU GoogleTest case but the >2^31-element ones, in SHARDS shards at once
-#               (default: one a core; HARDSIGMOID_TEST_SEED_SWEEP, one process a shard), the comparisons' multi-threaded
-#               size at 2^17 (still four of aten's grains, split between threads) as the emulated
-#               lane runs them;
+#               (default: one a core; HARDSIGMOID_TEST_SEED_SWEEP, one process a shard), the
+#               comparisons' multi-threaded size at 2^17 (four of aten's grains, still split
+#               between threads: HARDSIGMOID_OPS_TEST_LARGE_NUMEL, for pytest too);
 #   cpp-avx2, cpp-default   the CPU capability reruns' cases (cpp_tests/CMakeLists.txt) under aten's
 #               AVX2 and DEFAULT (where this processor has more): the quantized, edge-value and
 #               capability cases under every seed, the MatchesAten comparisons under
@@ -18,13 +19,13 @@
 #               under DEFAULT they take some 10 s a seed);
 #   cpp-large   the >2^31-element CPU case under LARGE_SEEDS seeds (default 3: minutes each);
 #   pytest      every module that draws, but those below, in one session
-#               (HARDSIGMOID_OPS_SEED_SWEEP), on every core, without its tests that compile or
-#               export;
+#               (HARDSIGMOID_OPS_SEED_SWEEP), on every core, without its tests that compile,
+#               export or start processes;
 #   pytest-values  the modules that compare drawn values with aten's at the large size and
 #               nothing else of the draw (test_matches_aten, test_opcheck, test_thread_split), under
 #               VALUES_SEEDS seeds (default 50: some 60 s a seed on two cores);
 #   pytest-slow the modules that compile, export or start processes per test, and the other
-#               modules' tests that compile or export, under SLOW_SEEDS seeds (default 5);
+#               modules' tests that do, under SLOW_SEEDS seeds (default 5);
 #   pytest-large the tests of several GiB (pytest's 'large' mark), under LARGE_SEEDS seeds;
 #   formulas    scripts/tools/quantized_formula_agreement.py: how often aten's two quantized
 #               formulas disagree on a draw, under each capability (FORMULA_DRAWS, default 20000).
@@ -43,7 +44,8 @@ VALUES_SEEDS="${VALUES_SEEDS:-50}"
 CAPABILITY_SEEDS="${CAPABILITY_SEEDS:-40}"
 SHARDS="${SWEEP_SHARDS:-$(nproc)}"
 FORMULA_DRAWS="${FORMULA_DRAWS:-20000}"
-PARTS="${SWEEP_PARTS:-cpp cpp-avx2 cpp-default cpp-large pytest pytest-values pytest-slow pytest-large formulas}"
+ALL_PARTS="cpp cpp-avx2 cpp-default cpp-large pytest pytest-values pytest-slow pytest-large formulas"
+PARTS="${SWEEP_PARTS:-$ALL_PARTS}"
 TESTS="$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests"
 mkdir -p "$SWEEP_DIR"
 export HARDSIGMOID_OPS_LIBRARY="$BUILD_DIR/libhardsigmoid_ops.so"
@@ -63,7 +65,8 @@ UNDRAWN_MODULES=(test_build_limits.py test_cpp_commands.py test_cpu_capability.p
   test_docs_examples.py test_load.py test_pip_install.py test_quickstart.py
   test_round_trip_commands.py test_troubleshooting.py test_replay.py test_multi_gpu.py
   test_byte_lookup_choice.py)
-COMPILES="compile or export or mobilenet"
+# The tests that compile or export, and those of the other modules that start a Python process.
+COMPILES="compile or export or mobilenet or before_the_library_is_loaded or under_other_paths"
 
 # One GoogleTest process under the sweep: $1 the log's name, the rest gtest's arguments.
 gtest_sweep() {
@@ -140,8 +143,8 @@ pytest_sweep() {
     -q -p no:cacheprovider -rf -n "$(nproc)" --dist worksteal \
     --junitxml="$SWEEP_DIR/$name.xml" >"$SWEEP_DIR/$name.log" 2>&1)
   local counts
-  read -r passed failed skipped < <("$VENV/bin/python" "$ROOT/scripts/tools/junit_counts.py" \
-    "$SWEEP_DIR/$name.xml" | head -1)
+  { read -r passed failed skipped && cat >/dev/null; } < <("$VENV/bin/python" \
+    "$ROOT/scripts/tools/junit_counts.py" "$SWEEP_DIR/$name.xml")
   counts="$((passed + failed + skipped)) runs: $passed passed, $skipped skipped"
   echo "$name | $seeds | $counts | $failed"
   grep -E '^FAILED |hardsigmoid_ops replay|HARDSIGMOID_OPS_SEED=' "$SWEEP_DIR/$name.log" |

@@ -28,13 +28,31 @@ mapfile -t selection < <(grep -v '^#' "$ROOT/python_tests/aarch64_selection.txt"
 failed=0
 # qemu-aarch64's default processor, "max", has 512-bit SVE.
 declare -A qemu_cpu=([default]="max" [sve256]="max,sve256=on")
+
+# Every CPU GoogleTest case, in one shard a core (GoogleTest's own sharding) run at once: an
+# emulated process spends most of its time on one thread, and this is the lane's longest step.
+# Each shard's output follows; fails if any shard failed. $1: the capability, for the logs' names.
+googletest_shards() {
+  local shards shard status=0 pids=()
+  shards="$(nproc)"
+  for ((shard = 0; shard < shards; ++shard)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard \
+      "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 \
+      --gtest_filter='-*CUDA*:LargeTensor.*' >"$BUILD_DIR/gtest-$1-shard$shard.log" 2>&1 &
+    pids+=($!)
+  done
+  for shard in "${!pids[@]}"; do
+    wait "${pids[$shard]}" || status=1
+    cat "$BUILD_DIR/gtest-$1-shard$shard.log"
+  done
+  return $status
+}
 capabilities=(default sve256)
 [[ "$PART" == default || "$PART" == sve256 ]] && capabilities=("$PART")
 for capability in "${capabilities[@]}"; do
   export QEMU_CPU="${qemu_cpu[$capability]}" HARDSIGMOID_OPS_EXPECTED_CPU_CAPABILITY="$capability"
-  phase "$capability: GoogleTest, every CPU case"
-  "$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests" --gtest_brief=1 \
-    --gtest_filter='-*CUDA*:LargeTensor.*' || failed=1
+  phase "$capability: GoogleTest, every CPU case, $(nproc) shards at once"
+  googletest_shards "$capability" || failed=1
   phase "$capability: pytest (python_tests/aarch64_selection.txt)"
   (cd "$ROOT" && "$PYTHON_AARCH64" -m pytest "${selection[@]}" -q -p no:cacheprovider -rfEs \
     -n "$(nproc)" -k "$not_here" --junitxml="$BUILD_DIR/pytest-$capability.xml") || failed=1
