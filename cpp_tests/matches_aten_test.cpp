@@ -61,8 +61,9 @@ const std::vector<Layout> kAllLayouts = {Layout::Contiguous,   Layout::Transpose
                                          Layout::ChannelsLast, Layout::Expanded};
 
 // The multi-threaded size: 1 << 20, or HARDSIGMOID_OPS_TEST_LARGE_NUMEL. Under an emulator
-// (scripts/aarch64/run.sh) the 1 << 20 cases took 98 % of the run's time; there 1 << 16, still
-// two of aten's grains and so split across the threads, keeps the run within its time.
+// (scripts/aarch64/run.sh) the 1 << 20 cases took 98 % of the run's time; there one element past
+// aten's grain, which aten still splits into a range for each of two threads (the first ending
+// mid-vector), keeps the run within its time.
 int64_t large_size() {
   const char* requested = std::getenv("HARDSIGMOID_OPS_TEST_LARGE_NUMEL");
   return requested != nullptr ? std::stoll(requested) : int64_t{1} << 20;

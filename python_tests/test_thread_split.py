@@ -3,18 +3,35 @@ where aten runs on one thread, a flat span is split at the library's own grain (
 whole vector steps; from aten's grain on, as aten splits. Either way every element is aten's,
 NaN bits included (the scalar tail of a thread's range returns the input's NaN, the vector loop an
 all-ones one): sizes around both grains, on 2 and 3 threads, contiguous, misaligned and strided,
-all four ops, a quarter of the inputs NaN with random sign and payload."""
+all four ops, a quarter of the inputs NaN with random sign and payload.
+
+Under an emulator (config.EMULATED: the aarch64 lane, where drawing the inputs takes most of this
+module's time, normal_ alone more than half under SVE256) the cases whose splits the
+others already give are left out: 100_003 elements split as 65_537 do (aten's ranges, 2 on 2
+threads and 3 on 3, none ending at a whole vector step), and the transposed layout, which the
+kernels take as a flat span of 3n elements, runs up to n = 16_385 (3n = 24_573 .. 49_155: the
+library's split, both sides of aten's grain)."""
 
 import pytest
 import torch
 
 from hardsigmoid_testing import FLOAT_DTYPES
+from hardsigmoid_testing.config import EMULATED
 from hardsigmoid_testing.checks import assert_every_op_matches_aten
 from hardsigmoid_testing.layouts import LAYOUTS, random_view
 from hardsigmoid_testing.values import BITS_DTYPE
 
 MANTISSA_BITS = {torch.float32: 23, torch.float64: 52, torch.float16: 10, torch.bfloat16: 7}
 SIZES = [8191, 8192, 8193, 16385, 32767, 32768, 32769, 65537, 100_003]
+LAYOUT_NAMES = ["contiguous", "offset", "step2", "transposed"]
+
+
+def _proves_more_than_emulation_repeats(layout, n):
+    return not EMULATED or (n <= 65537 and (layout != "transposed" or n <= 16385))
+
+
+CASES = [(layout, n) for n in SIZES for layout in LAYOUT_NAMES
+         if _proves_more_than_emulation_repeats(layout, n)]
 
 
 @pytest.fixture(params=[2, 3], ids=lambda t: f"{t}threads")
@@ -40,8 +57,7 @@ def _with_nans(x, gen):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
-@pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("layout", ["contiguous", "offset", "step2", "transposed"])
+@pytest.mark.parametrize("layout, n", CASES, ids=[f"{layout}-{n}" for layout, n in CASES])
 def test_every_op_matches_aten_around_the_grains(threads, dtype, n, layout, gen):
     x = _with_nans(random_view(LAYOUTS[layout](n), dtype, "cpu", gen)[1], gen)
     grad = _with_nans(random_view(LAYOUTS[layout](n), dtype, "cpu", gen)[1], gen)

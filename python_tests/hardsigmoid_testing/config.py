@@ -6,7 +6,10 @@ HARDSIGMOID_OPS_SEED_SWEEP=FIRST:COUNT runs every test once under each of the se
 FIRST + COUNT - 1 instead, in one session (scripts/seed_sweep.sh): a failure names its seed, which
 HARDSIGMOID_OPS_SEED then replays alone.
 HARDSIGMOID_OPS_TEST_LARGE_NUMEL sets the size the comparisons split across threads (default
-2**20); under an emulator (scripts/aarch64_check.sh) 2**16, still two of aten's grains.
+2**20); under an emulator (scripts/aarch64_check.sh) one past aten's grain, 32769, which aten
+still splits into a range for each of two threads.
+HARDSIGMOID_OPS_TEST_EMULATED=1 (set by that script's runs under qemu) sizes the tests that are sized
+by what an emulated run proves, bits (test_thread_split.py's sizes).
 """
 
 import os
@@ -29,3 +32,4 @@ def _sweep(text):
 
 SWEEP_SEEDS = _sweep(os.environ.get("HARDSIGMOID_OPS_SEED_SWEEP"))
 LARGE_NUMEL = int(os.environ.get("HARDSIGMOID_OPS_TEST_LARGE_NUMEL") or 1 << 20)
+EMULATED = os.environ.get("HARDSIGMOID_OPS_TEST_EMULATED") == "1"
