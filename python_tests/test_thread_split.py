@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from hardsigmoid_testing import FLOAT_DTYPES
-from hardsigmoid_testing.config import EMULATED
 from hardsigmoid_testing.checks import assert_every_op_matches_aten
+from hardsigmoid_testing.config import EMULATED
 from hardsigmoid_testing.layouts import LAYOUTS, random_view
 from hardsigmoid_testing.values import BITS_DTYPE
 

@@ -8,8 +8,8 @@ HARDSIGMOID_OPS_SEED then replays alone.
 HARDSIGMOID_OPS_TEST_LARGE_NUMEL sets the size the comparisons split across threads (default
 2**20); under an emulator (scripts/aarch64_check.sh) one past aten's grain, 32769, which aten
 still splits into a range for each of two threads.
-HARDSIGMOID_OPS_TEST_EMULATED=1 (set by that script's runs under qemu) sizes the tests that are sized
-by what an emulated run proves, bits (test_thread_split.py's sizes).
+HARDSIGMOID_OPS_TEST_EMULATED=1 (set by that script's runs under qemu) sizes the tests sized by
+what an emulated run proves, bits (test_thread_split.py's sizes).
 """
 
 import os
