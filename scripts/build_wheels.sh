@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
-# Builds the release wheels into dist/: one per torch release and processor architecture, each
-# installed by pip with no compiler wherever that torch's own wheel runs (docs/install.md):
+# Builds the release wheels into dist/: one per processor architecture, holding the library built
+# against every torch release asked for, each installed by pip with no compiler wherever that
+# torch's own wheel runs (docs/install.md):
 #   - py3-none: the library links no libpython, so one wheel serves every CPython >= 3.10;
-#   - manylinux_2_XX: the lowest tag auditwheel gives the library, with torch's libraries, the
+#   - manylinux_2_XX: the lowest tag auditwheel gives the libraries, with torch's libraries, the
 #     CUDA runtime and the OpenMP runtime that torch's wheel loads left out, never vendored;
-#   - x86-64: SASS for every architecture in torch's wheel list and PTX of the newest;
-#     aarch64: cross-built, CPU only (this CUDA toolkit has no aarch64 target): a CUDA tensor
-#     gets the library's refusal by name;
-#   - version 0.1.0+torchX.Y and Requires-Dist torch==X.Y.* (python/hardsigmoid_ops/_torch_release.py).
+#   - per release X.Y, in hardsigmoid_ops/releases/: x86-64 torchX.Y-cuda (SASS for every
+#     architecture in that torch wheel's list and PTX of the newest) and torchX.Y-cpu (no CUDA
+#     code and no CUDA library linked: for a torch without CUDA); aarch64 torchX.Y-cpu alone,
+#     cross-built (this CUDA toolkit has no aarch64 target): a CUDA tensor gets the library's
+#     refusal by name. The package loads the one for the running torch (_library.py), and
+#     find_package(HardsigmoidOps) takes the one for the torch CMake finds;
+#   - version 0.1.0, the project's alone, and Requires-Dist the releases held, torch>=2.11,<2.16
+#     (python/hardsigmoid_ops/_torch_release.py): an index can serve it.
 #
 #   bash scripts/build_wheels.sh [--arch x86_64|aarch64|all] [--check] [VERSION...]
 #     VERSION: torch releases to build against (default: X.Y.0 of each supported release in
-#              scripts/torch_releases.sh: the oldest patch, so that every patch the wheel's
-#              torch==X.Y.* admits is one it was built against or a later one)
-#     --check: install each wheel into a fresh environment and check it (scripts/check_wheel.sh)
+#              scripts/torch_releases.sh: the oldest patch, so that every patch the wheel admits
+#              is one it was built against or a later one)
+#     --check: install each wheel as an index user does and check it (scripts/check_wheel.sh)
 #   HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS="9.0"   another CUDA list (TORCH_CUDA_ARCH_LIST's form)
 #   WHEEL_DIST_DIR=DIR                       where the wheels go (default dist/)
 #
-# Per release and architecture: torch itself (no dependencies: nothing here imports it) in
-# build-wheels/torch-VERSION-ARCH, pip's wheel build against it (its CMake tree kept in
-# build-wheels/cmake-VERSION-ARCH), auditwheel repair, a check of the tag (no higher than torch's
-# own, manylinux_2_28) and of the CUDA code (cuobjdump's list against the list asked for).
-# A table of this run's wheels, their sizes and build seconds: build-wheels/summary.md.
+# Per release, architecture and variant: torch itself (no dependencies: nothing here imports it)
+# in build-wheels/torch-VERSION-ARCH, pip's wheel build against it (its CMake tree kept in
+# build-wheels/cmake-VERSION-ARCH-VARIANT); then per architecture the merge of those wheels
+# (scripts/tools/merge_release_wheels.py), auditwheel repair, a check of the tag (no higher than
+# torch's own, manylinux_2_28) and of each CUDA library's code (cuobjdump's list against the list
+# asked for). A table of this run's wheels, their sizes and build seconds: build-wheels/summary.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
@@ -112,14 +118,16 @@ torch_cuda_archs() {
 excluded=(--exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.so.*'
   --exclude 'libgomp.so.*')
 
-# The CUDA code in a wheel's library, listed by cuobjdump, must be what CUDA_ARCHS asks for: SASS
-# "sm_XY" for each X.Y, PTX for each X.Y+PTX. Prints the listing.
+# The CUDA code in a wheel's library of one release (WHEEL DIRECTORY: torchX.Y-cuda), listed by
+# cuobjdump, must be what CUDA_ARCHS asks for: SASS "sm_XY" for each X.Y, PTX for each X.Y+PTX.
+# Prints the listing.
 check_cuda_code() {
   local wheel="$1" unpacked="$WORK/unpacked" cuobjdump
   cuobjdump="$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)"
   rm -rf "$unpacked"
   "$TOOLS/bin/python" -m zipfile -e "$wheel" "$unpacked"
-  local library="$unpacked/hardsigmoid_ops/lib/libhardsigmoid_ops.so" sass ptx want_sass want_ptx
+  local library="$unpacked/hardsigmoid_ops/releases/$2/lib/libhardsigmoid_ops.so" sass ptx
+  local want_sass want_ptx
   # cuobjdump's status is not 0 where there is no PTX: its listing is what counts.
   local elf_list ptx_list
   elf_list="$("$cuobjdump" --list-elf "$library" 2>&1 || true)"
@@ -140,67 +148,101 @@ check_cuda_code() {
 }
 
 summary="$WORK/summary.md"
-printf '| wheel | size | build seconds | CUDA code |\n|---|---|---|---|\n' >"$summary"
+printf '| wheel | size | releases | build seconds | CUDA code |\n|---|---|---|---|---|\n' >"$summary"
 built=()
-for version in "${versions[@]}"; do
-  for arch in "${arches[@]}"; do
-    echo "== torch $version, $arch"
-    start=$SECONDS
+for arch in "${arches[@]}"; do
+  start=$SECONDS
+  raws=()
+  code=()
+  first_site=""
+  variants=(cpu)
+  [[ "$arch" == x86_64 ]] && variants=(cuda cpu)
+  for version in "${versions[@]}"; do
     site="$(torch_site "$version" "$arch")" || { echo "torch $version for $arch not installed"; exit 1; }
-    raw="$WORK/raw-$version-$arch"
-    rm -rf "$raw"
-    settings=(-C "build-dir=$WORK/cmake-$version-$arch"
-      -C cmake.define.HARDSIGMOID_OPS_WITH_EXECUTORCH=OFF)
-    build_env=(PYTHONPATH="$site")
-    settings+=(-C cmake.define.HARDSIGMOID_OPS_RELEASE_WHEEL=ON)
-    ldpaths="$site/torch/lib"
-    if [[ "$arch" == aarch64 ]]; then
-      settings+=(-C "cmake.define.CMAKE_TOOLCHAIN_FILE=$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake"
-        -C cmake.define.HARDSIGMOID_OPS_WITH_CUDA=OFF)
-      build_env+=(_PYTHON_HOST_PLATFORM=linux-aarch64)
-      ldpaths="$ldpaths:/usr/aarch64-linux-gnu/lib"
-    else
-      CUDA_ARCHS="${HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS:-$(torch_cuda_archs "$site")}" || exit 1
-      echo "CUDA code asked for: $CUDA_ARCHS"
-      settings+=(-C cmake.define.HARDSIGMOID_OPS_WITH_CUDA=ON)
-      build_env+=(TORCH_CUDA_ARCH_LIST="$CUDA_ARCHS")
-      ldpaths="$ldpaths:/usr/local/cuda/lib64"
-    fi
-    env "${build_env[@]}" "$TOOLS/bin/python" -m pip wheel -v --no-build-isolation --no-deps \
-      "${settings[@]}" -w "$raw" "$ROOT" >"$WORK/build-$version-$arch.log" 2>&1 ||
-      { tail -30 "$WORK/build-$version-$arch.log"; exit 1; }
-    wheel=("$raw"/*.whl)
-    # The lowest tag the library allows (auditwheel's "auto"), named in the file it writes.
-    PATH="$TOOLS/bin:$PATH" "$TOOLS/bin/auditwheel" repair --ldpaths "$ldpaths" "${excluded[@]}" -w "$raw/repaired" \
-      "${wheel[0]}" >>"$WORK/build-$version-$arch.log" 2>&1 ||
-      { tail -20 "$WORK/build-$version-$arch.log"; exit 1; }
-    repaired=("$raw"/repaired/*.whl)
-    name="$(basename "${repaired[0]}")"
-    tag="$(grep -oE 'manylinux_2_[0-9]+' <<<"$name")" || { echo "$name: no manylinux tag"; exit 1; }
-    if ((${tag#manylinux_2_} > HIGHEST_TAG)); then
-      echo "$name: $tag is above torch's own manylinux_2_$HIGHEST_TAG"
-      exit 1
-    fi
-    # auditwheel's view with the libraries that load beside it (torch's OpenMP runtime, not the
-    # build machine's newer one).
-    LD_LIBRARY_PATH="$ldpaths" "$TOOLS/bin/auditwheel" show "${repaired[0]}" \
-      >"$WORK/auditwheel-$version-$arch.txt"
-    echo "auditwheel repair: $tag; auditwheel show (with torch's libraries beside it):"
-    grep -A1 -E "consistent with|constrains the platform tag" "$WORK/auditwheel-$version-$arch.txt"
-    rm -f "$DIST/$name"
-    mv "${repaired[0]}" "$DIST/"
-    code="none (CPU only)"
-    if [[ "$arch" == x86_64 ]]; then
-      check_cuda_code "$DIST/$name" | tee "$WORK/cuda-code-$version-$arch.txt"
-      code="$(tail -1 "$WORK/cuda-code-$version-$arch.txt" | sed 's/^CUDA code as asked: //')"
-    fi
-    seconds=$((SECONDS - start))
-    size="$(du -h "$DIST/$name" | cut -f1)"
-    echo "| $name | $size | $seconds | $code |" >>"$summary"
-    echo "-- $DIST/$name ($size, $seconds s)"
-    built+=("$DIST/$name")
+    [[ -n "$first_site" ]] || first_site="$site"
+    for variant in "${variants[@]}"; do
+      echo "== torch $version, $arch, $variant"
+      directory="torch${version%.*}-$variant"
+      raw="$WORK/raw-$version-$arch-$variant"
+      rm -rf "$raw"
+      settings=(-C "build-dir=$WORK/cmake-$version-$arch-$variant"
+        -C "wheel.install-dir=hardsigmoid_ops/releases/$directory"
+        -C cmake.define.HARDSIGMOID_OPS_WITH_EXECUTORCH=OFF
+        -C cmake.define.HARDSIGMOID_OPS_RELEASE_WHEEL=ON)
+      build_env=(PYTHONPATH="$site")
+      if [[ "$arch" == aarch64 ]]; then
+        settings+=(-C "cmake.define.CMAKE_TOOLCHAIN_FILE=$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake")
+        build_env+=(_PYTHON_HOST_PLATFORM=linux-aarch64)
+      fi
+      if [[ "$variant" == cuda ]]; then
+        archs="${HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS:-$(torch_cuda_archs "$site")}" || exit 1
+        echo "CUDA code asked for: $archs"
+        code+=("$directory=$archs")
+        settings+=(-C cmake.define.HARDSIGMOID_OPS_WITH_CUDA=ON)
+        build_env+=(TORCH_CUDA_ARCH_LIST="$archs")
+      else
+        settings+=(-C cmake.define.HARDSIGMOID_OPS_WITH_CUDA=OFF)
+      fi
+      log="$WORK/build-$version-$arch-$variant.log"
+      env "${build_env[@]}" "$TOOLS/bin/python" -m pip wheel -v --no-build-isolation --no-deps \
+        "${settings[@]}" -w "$raw" "$ROOT" >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+      raws+=("$raw"/*.whl)
+    done
   done
+  echo "== merge: ${#raws[@]} libraries for $arch"
+  merged_dir="$WORK/merged-$arch"
+  rm -rf "$merged_dir"
+  merged="$("$TOOLS/bin/python" "$ROOT/scripts/tools/merge_release_wheels.py" "$merged_dir" \
+    "${raws[@]}")" || exit 1
+  ldpaths="$first_site/torch/lib"
+  if [[ "$arch" == aarch64 ]]; then
+    ldpaths="$ldpaths:/usr/aarch64-linux-gnu/lib"
+  else
+    ldpaths="$ldpaths:/usr/local/cuda/lib64"
+  fi
+  log="$WORK/repair-$arch.log"
+  # The lowest tag the libraries allow (auditwheel's "auto"), named in the file it writes.
+  PATH="$TOOLS/bin:$PATH" "$TOOLS/bin/auditwheel" repair --ldpaths "$ldpaths" "${excluded[@]}" \
+    -w "$merged_dir/repaired" "$merged" >"$log" 2>&1 || { tail -20 "$log"; exit 1; }
+  repaired=("$merged_dir"/repaired/*.whl)
+  name="$(basename "${repaired[0]}")"
+  tag="$(grep -oE 'manylinux_2_[0-9]+' <<<"$name")" || { echo "$name: no manylinux tag"; exit 1; }
+  if ((${tag#manylinux_2_} > HIGHEST_TAG)); then
+    echo "$name: $tag is above torch's own manylinux_2_$HIGHEST_TAG"
+    exit 1
+  fi
+  # auditwheel's view with the libraries that load beside it (torch's OpenMP runtime, not the
+  # build machine's newer one).
+  LD_LIBRARY_PATH="$ldpaths" "$TOOLS/bin/auditwheel" show "${repaired[0]}" \
+    >"$WORK/auditwheel-$arch.txt"
+  echo "auditwheel repair: $tag; auditwheel show (with torch's libraries beside it):"
+  grep -A1 -E "consistent with|constrains the platform tag" "$WORK/auditwheel-$arch.txt"
+  rm -f "$DIST/$name"
+  mv "${repaired[0]}" "$DIST/"
+  summary_code=()
+  for entry in "${code[@]}"; do
+    CUDA_ARCHS="${entry#*=}" check_cuda_code "$DIST/$name" "${entry%%=*}" |
+      tee "$WORK/cuda-code-${entry%%=*}.txt"
+    summary_code+=("${entry%%=*}: $(tail -1 "$WORK/cuda-code-${entry%%=*}.txt" |
+      sed 's/^CUDA code as asked: //')")
+  done
+  ((${#summary_code[@]})) || summary_code=("none (CPU only)")
+  seconds=$((SECONDS - start))
+  size="$(du -h "$DIST/$name" | cut -f1)"
+  echo "| $name | $size | ${versions[*]} | $seconds | ${summary_code[*]} |" >>"$summary"
+  echo "-- $DIST/$name ($size, $seconds s)"
+  built+=("$DIST/$name")
 done
+# The sdist, for a platform no wheel serves (its torch requirement is marked Dynamic: a wheel built
+# from it requires the release it was built against). The build backend reads the torch of the
+# first release asked for.
+echo "== sdist"
+(cd "$ROOT" && PYTHONPATH="$(torch_site "${versions[0]}" x86_64)" "$TOOLS/bin/python" -c \
+  "import sys; from scikit_build_core.build import build_sdist; print(build_sdist(sys.argv[1]))" \
+  "$DIST") >"$WORK/sdist.log" 2>&1 || { tail -20 "$WORK/sdist.log"; exit 1; }
+sdist="$(tail -1 "$WORK/sdist.log")"
+echo "| $sdist | $(du -h "$DIST/$sdist" | cut -f1) | (source) | | |" >>"$summary"
+echo "-- $DIST/$sdist"
 if ((check)); then
   for wheel in "${built[@]}"; do
     bash "$ROOT/scripts/check_wheel.sh" "$wheel"

@@ -25,7 +25,7 @@ with warnings.catch_warnings(record=True) as import_warnings:
     warnings.simplefilter("always")
     import hardsigmoid_ops
 
-from hardsigmoid_ops import _torch_release
+from hardsigmoid_ops import _library, _torch_release
 
 OPS = torch.ops.hardsigmoid_ops
 DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -132,14 +132,22 @@ def main():
 
     info = hardsigmoid_ops.build_info()
     package = pathlib.Path(hardsigmoid_ops.__file__).resolve().parent
-    if (pathlib.Path(info["library"]).resolve().parent != package / "lib"
+    # The release wheel's library for this torch: its release's CUDA build where torch has CUDA
+    # and the wheel holds one (x86-64), else its build without CUDA.
+    held = _library.held_releases()
+    release = _torch_release.release(torch.__version__)
+    cuda = bool(torch.version.cuda) and (release, True) in held
+    expected = package / "releases" / _torch_release.release_directory(release, cuda) / "lib"
+    if (pathlib.Path(info["library"]).resolve().parent != expected
             or package.parent.name == "python"):
-        sys.exit(f"not the installed package's library: {info['library']} ({package})")
+        sys.exit(f"not the installed package's library for torch {torch.__version__}: "
+                 f"{info['library']} ({expected} expected)")
     version = importlib.metadata.version("hardsigmoid_ops")
     requires = importlib.metadata.requires("hardsigmoid_ops")
-    release = _torch_release.release(torch.__version__)
-    if requires != [f"torch=={release}.*"] or not version.endswith(f"+torch{release}"):
-        sys.exit(f"metadata {version}, {requires} does not name torch {torch.__version__}")
+    wanted = _torch_release.releases_requirement({r for r, _ in held})
+    # A version an index accepts: no local label (PEP 440).
+    if requires != [wanted] or "+" in version:
+        sys.exit(f"metadata {version}, {requires}: not the releases held, {wanted}")
 
     checked = check_device("cpu") + 1
     check_quantized()

@@ -4,9 +4,13 @@ Where the library is looked for, first match wins:
 
 1. the path given to ``load_library(path)``;
 2. the environment variable ``HARDSIGMOID_OPS_LIBRARY``;
-3. ``lib/`` inside this package, where ``pip install`` puts it (the package directory is then the
-   install prefix of the CMake package too: ``cmake_prefix_path``);
-4. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
+3. the release wheel's library for the running torch: ``releases/torchX.Y-cuda/lib`` inside this
+   package for a torch with CUDA, ``releases/torchX.Y-cpu/lib`` for one without (or where the
+   wheel holds no CUDA build: aarch64). A package that holds ``releases/`` but none for this
+   torch raises ImportError naming the releases it holds;
+4. ``lib/`` inside this package, where ``pip install`` of the source puts it (the package directory
+   is then the install prefix of the CMake package too: ``cmake_prefix_path``);
+5. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
    install prefix laid out as ``<prefix>/python/hardsigmoid_ops`` and ``<prefix>/lib``, or this
    source tree with its default ``build/`` directory.
 
@@ -30,6 +34,7 @@ LIBRARY_ENV = "HARDSIGMOID_OPS_LIBRARY"
 BUILD_RECORD = "hardsigmoid_ops_build.json"
 
 _PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
+_RELEASES_DIR = _PACKAGE_DIR / "releases"
 _PREFIX = _PACKAGE_DIR.parent.parent
 _SEARCH_DIRS = (_PACKAGE_DIR / "lib", _PACKAGE_DIR / "lib64", _PACKAGE_DIR, _PREFIX / "lib",
                 _PREFIX / "build")
@@ -43,15 +48,57 @@ def ops_registered():
     return hasattr(torch.ops.hardsigmoid_ops, "hardsigmoid")
 
 
+def held_releases(releases_dir=_RELEASES_DIR):
+    """{(release, cuda): library path} of the libraries a release wheel's package holds."""
+    held = {}
+    if releases_dir.is_dir():
+        for directory in releases_dir.iterdir():
+            parsed = _torch_release.parse_release_directory(directory.name)
+            if parsed and (directory / "lib" / LIBRARY_NAME).is_file():
+                held[parsed] = directory / "lib" / LIBRARY_NAME
+    return held
+
+
+def release_library(releases_dir=_RELEASES_DIR, torch_version=None, torch_cuda=None):
+    """The release wheel's library for a torch (default: the running one): the CUDA build of its
+    release where the torch has CUDA and the wheel holds one, else the build without CUDA. None
+    where the package holds no release libraries (a source build's package); ImportError where it
+    holds some but none for this torch."""
+    held = held_releases(releases_dir)
+    if not held:
+        return None
+    if torch_version is None:
+        torch_version, torch_cuda = torch.__version__, torch.version.cuda
+    if _torch_release.is_final(torch_version):
+        wanted = _torch_release.release(torch_version)
+        for cuda in ((True, False) if torch_cuda else (False,)):
+            if (wanted, cuda) in held:
+                return held[(wanted, cuda)]
+    kinds = {}
+    for release_name, cuda in held:
+        kinds.setdefault(release_name, []).append("CUDA" if cuda else "CPU")
+    holds = ", ".join(f"{r} ({' and '.join(sorted(kinds[r]))})"
+                      for r in sorted(kinds, key=_torch_release.release_key))
+    without = "" if torch_cuda else " without CUDA"
+    raise ImportError(
+        f"hardsigmoid_ops: this package holds libraries for torch {holds}; this is torch "
+        f"{torch_version}{without}, which none of them serves. Install a torch of those "
+        f"releases, or build the library from source against this torch (docs/install.md).")
+
+
 def configured_path():
-    """The library named by the environment, else the first found in the search directories, else
-    None. A variable that names a missing file is an error, not a reason to look elsewhere."""
+    """The library named by the environment, else the release wheel's for this torch, else the
+    first found in the search directories, else None. A variable that names a missing file is an
+    error, not a reason to look elsewhere."""
     from_env = os.environ.get(LIBRARY_ENV)
     if from_env:
         path = pathlib.Path(from_env)
         if not path.is_file():
             raise FileNotFoundError(f"{LIBRARY_ENV}={from_env}: no such file")
         return path
+    from_release = release_library()
+    if from_release is not None:
+        return from_release
     for directory in _SEARCH_DIRS:
         if (directory / LIBRARY_NAME).is_file():
             return directory / LIBRARY_NAME

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The release wheels and sdist installed as a user of a package index installs them: DIST's files
+# checked as an index checks an upload (twine check --strict), served as PEP 503 "simple" pages by
+# a web server on 127.0.0.1 (scripts/tools/simple_index.py), and installed with nothing but that
+# index added to the one pip and uv already use (PyPI, which serves torch):
+#
+#   bash scripts/check_index_install.sh DIST [TORCH_VERSION...]   (default: every supported release)
+#
+# For each TORCH_VERSION, in a fresh virtual environment where that torch is installed first:
+#   - `pip install --extra-index-url URL hardsigmoid_ops` installs, `pip freeze` is the same before
+#     and after but for hardsigmoid_ops, scripts/check_wheel.py gives aten's bits with no compiler
+#     reachable, and a C++ program built against the installed CMake package gives them too
+#     (cpp_tests/downstream_package);
+#   - the same with `uv pip install`, the package uninstalled in between.
+# Then, in a fresh environment with no torch, pip and uv each bring a torch of the wheel's range,
+# and the package works there. Last, beside a torch outside the range (stand-ins named torch
+# 2.10.0 and 2.16.0, scripts/tools/stand_in_wheel.py: pip and uv read only their metadata), the
+# documented command that keeps torch (docs/install.md)
+#   pip install --extra-index-url URL hardsigmoid_ops "torch==<installed version>"
+# refuses before installing anything, and the plain command's plan (--dry-run) is recorded: it
+# replaces torch with the newest release of the range.
+# The x86-64 wheel is what this runs (this machine's); the aarch64 wheel is checked under
+# emulation by scripts/check_wheel.sh. Logs in build-wheels/index-check.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/downloads.sh"
+source "$ROOT/scripts/torch_releases.sh"
+DIST="$(realpath "$1")"
+shift
+versions=("$@")
+((${#versions[@]})) || versions=("${SUPPORTED_TORCH_RELEASES[@]}")
+WORK="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/index-check"
+mkdir -p "$WORK"
+
+# uv and twine at fixed versions, in a tools environment of their own.
+TOOLS="$WORK/tools-venv"
+tools=(uv==0.13.9 twine==7.0.0)
+if [[ ! -f "$TOOLS/.tools" || "$(cat "$TOOLS/.tools")" != "${tools[*]}" ]]; then
+  rm -rf "$TOOLS"
+  python3 -m venv "$TOOLS"
+  with_retries "$TOOLS/bin/python" -m pip install -q "${tools[@]}"
+  echo "${tools[*]}" >"$TOOLS/.tools"
+fi
+UV="$TOOLS/bin/uv"
+
+echo "== twine check --strict"
+"$TOOLS/bin/twine" check --strict "$DIST"/*.whl "$DIST"/*.tar.gz
+
+echo "== the index"
+"$TOOLS/bin/python" "$ROOT/scripts/tools/simple_index.py" "$DIST" "$WORK/index"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+python3 -m http.server --bind 127.0.0.1 "$port" --directory "$WORK/index" >"$WORK/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+URL="http://127.0.0.1:$port/simple"
+for _ in $(seq 50); do
+  python3 -c "import urllib.request; urllib.request.urlopen('$URL/')" 2>/dev/null && break
+  sleep 0.2
+done
+echo "serving $DIST at $URL"
+
+# A fresh environment (uv's, with pip in it): $1 its folder.
+fresh_env() {
+  rm -rf "$1"
+  "$UV" venv -q --seed --python "$(command -v python3)" "$1"
+}
+freeze() { "$1/bin/python" -m pip freeze --all | grep -viE '^(hardsigmoid.ops|pip|setuptools|wheel)[= ]' || true; }
+torch_of() { "$1/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))'; }
+
+# check_wheel.py from outside the source tree, with nothing but the environment's programs on
+# PATH; then the C++ program against the installed CMake package, the compiler back. $1 the
+# environment, $2 a name for the logs.
+check_installed() {
+  local env="$1" name="$2"
+  mkdir -p "$WORK/elsewhere"
+  cp "$ROOT/scripts/check_wheel.py" "$WORK/elsewhere/"
+  (cd "$WORK/elsewhere" && env -i HOME="$HOME" PATH="$env/bin" "$env/bin/python" check_wheel.py \
+    >"$WORK/check-$name.json") || { cat "$WORK/check-$name.json"; return 1; }
+  grep -E '"(wheel_version|torch|library|comparisons_equal_to_aten)"' "$WORK/check-$name.json"
+  local prefix
+  prefix="$("$env/bin/python" -c 'import hardsigmoid_ops, torch
+print(hardsigmoid_ops.cmake_prefix_path + ";" + torch.utils.cmake_prefix_path)')"
+  if ! { cmake -S "$ROOT/cpp_tests/downstream_package" -B "$WORK/consumer-$name" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$prefix" && cmake --build "$WORK/consumer-$name"; } \
+    >"$WORK/consumer-$name.log" 2>&1; then
+    tail -30 "$WORK/consumer-$name.log"
+    return 1
+  fi
+  "$WORK/consumer-$name/consumer"
+}
+
+# The install into an environment holding torch: torch unchanged, the package checked. $1 the
+# environment, $2 the installer (pip or uv), $3 a name for the logs.
+install_beside_torch() {
+  local env="$1" installer="$2" name="$3" before after
+  before="$(freeze "$env")"
+  echo "-- $installer install hardsigmoid_ops, torch $(torch_of "$env") installed"
+  if [[ "$installer" == pip ]]; then
+    "$env/bin/python" -m pip install -q --extra-index-url "$URL" hardsigmoid_ops
+  else
+    "$UV" pip install -q --python "$env/bin/python" --extra-index-url "$URL" hardsigmoid_ops
+  fi
+  after="$(freeze "$env")"
+  if [[ "$before" != "$after" ]]; then
+    diff <(echo "$before") <(echo "$after") || true
+    echo "$installer changed the environment beyond hardsigmoid_ops"
+    return 1
+  fi
+  echo "pip freeze: the same before and after, but for hardsigmoid_ops"
+  check_installed "$env" "$name"
+}
+
+for version in "${versions[@]}"; do
+  echo "== torch $version"
+  env="$WORK/env-$version"
+  fresh_env "$env"
+  with_retries "$UV" pip install -q --python "$env/bin/python" "torch==$version"
+  install_beside_torch "$env" pip "$version-pip"
+  "$env/bin/python" -m pip uninstall -q -y hardsigmoid_ops
+  install_beside_torch "$env" uv "$version-uv"
+done
+
+echo "== no torch installed"
+for installer in pip uv; do
+  env="$WORK/env-no-torch-$installer"
+  fresh_env "$env"
+  if [[ "$installer" == pip ]]; then
+    with_retries "$env/bin/python" -m pip install -q --extra-index-url "$URL" hardsigmoid_ops
+  else
+    with_retries "$UV" pip install -q --python "$env/bin/python" --extra-index-url "$URL" \
+      hardsigmoid_ops
+  fi
+  echo "-- $installer brought torch $(torch_of "$env")"
+  check_installed "$env" "no-torch-$installer"
+done
+
+echo "== a torch outside the range"
+mkdir -p "$WORK/stand-ins"
+for outside in 2.10.0 2.16.0; do
+  "$TOOLS/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$WORK/stand-ins" torch "$outside"
+  env="$WORK/env-outside-$outside"
+  fresh_env "$env"
+  "$env/bin/python" -m pip install -q --no-index --find-links "$WORK/stand-ins" "torch==$outside"
+  before="$(freeze "$env")"
+  for installer in pip uv; do
+    log="$WORK/refusal-$outside-$installer.log"
+    if [[ "$installer" == pip ]]; then
+      refused=("$env/bin/python" -m pip install --extra-index-url "$URL" hardsigmoid_ops
+        "torch==$outside")
+      plain=("$env/bin/python" -m pip install --dry-run --extra-index-url "$URL" hardsigmoid_ops)
+    else
+      refused=("$UV" pip install --python "$env/bin/python" --extra-index-url "$URL"
+        hardsigmoid_ops "torch==$outside")
+      plain=("$UV" pip install --dry-run --python "$env/bin/python" --extra-index-url "$URL"
+        hardsigmoid_ops)
+    fi
+    if "${refused[@]}" >"$log" 2>&1; then
+      cat "$log"
+      echo "$installer installed hardsigmoid_ops beside torch $outside"
+      exit 1
+    fi
+    [[ "$(freeze "$env")" == "$before" ]] || { echo "$installer changed the environment"; exit 1; }
+    echo "-- $installer, torch $outside kept: refused, environment unchanged:"
+    grep -iE "conflict|cannot install|unsatisfiable|no solution|because" "$log" | head -4
+    "${plain[@]}" >"$WORK/plain-$outside-$installer.log" 2>&1 || true
+    echo "   the plain command would:"
+    grep -iE "would install|torch" "$WORK/plain-$outside-$installer.log" | head -3 |
+      sed 's/^/     /'
+  done
+done
+echo "-- every install from the index checked"
