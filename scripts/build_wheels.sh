@@ -18,7 +18,7 @@
 #     VERSION: torch releases to build against (default: X.Y.0 of each supported release in
 #              scripts/torch_releases.sh: the oldest patch, so that every patch the wheel admits
 #              is one it was built against or a later one)
-#     --check: install each wheel as an index user does and check it (scripts/check_wheel.sh)
+#     --check: install the wheels as an index user does and check them (below)
 #   HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS="9.0"   another CUDA list (TORCH_CUDA_ARCH_LIST's form)
 #   WHEEL_DIST_DIR=DIR                       where the wheels go (default dist/)
 #
@@ -73,17 +73,20 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${tools[*]}" ]]; then
 fi
 
 # torch of a release for an architecture, without its dependencies, in a folder of its own; for
-# the pinned release, the one already installed where it is (the project's .venv, the aarch64
-# folder of scripts/aarch64_check.sh): the same headers as the test builds', whose compilations
-# the compiler cache then serves.
+# the pinned release, and another where scripts/torch_versions.sh installed it, the one already
+# installed where it is (the project's .venv or .venvs/torch-VERSION, the aarch64 folder of
+# scripts/aarch64_check.sh): the same headers as the test builds', whose compilations the compiler
+# cache then serves.
 PINNED="$(pinned torch)"
 AARCH64_CACHE="${HARDSIGMOID_OPS_AARCH64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hardsigmoid_ops/aarch64}"
 torch_site() {
   local version="$1" arch="$2" site="$WORK/torch-$1-$2" installed=()
   if [[ "$version" == "$PINNED" && "$arch" == x86_64 ]]; then
     installed=("$ROOT"/.venv/lib/python3*/site-packages)
-  elif [[ "$version" == "$PINNED" ]]; then
-    installed=("$AARCH64_CACHE"/site-torch-"$PINNED"-*)
+  elif [[ "$arch" == x86_64 ]]; then
+    installed=("$ROOT"/.venvs/torch-"$version"/lib/python3*/site-packages)
+  else
+    installed=("$AARCH64_CACHE"/site-torch-"$version"-*)
   fi
   if [[ -d "${installed[0]:-}/torch" ]]; then
     echo "${installed[0]}"
@@ -243,8 +246,16 @@ echo "== sdist"
 sdist="$(tail -1 "$WORK/sdist.log")"
 echo "| $sdist | $(du -h "$DIST/$sdist" | cut -f1) | (source) | | |" >>"$summary"
 echo "-- $DIST/$sdist"
+# The checks: the x86-64 wheel and the sdist served from a local index and installed beside each
+# release built against (scripts/check_index_install.sh); the aarch64 wheel under emulation beside
+# the pinned release's aarch64 torch (scripts/check_wheel.sh).
 if ((check)); then
   for wheel in "${built[@]}"; do
-    bash "$ROOT/scripts/check_wheel.sh" "$wheel"
+    if [[ "$wheel" == *_aarch64.whl ]]; then
+      bash "$ROOT/scripts/check_wheel.sh" "$wheel"
+    fi
   done
+  if [[ " ${arches[*]} " == *" x86_64 "* ]]; then
+    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${versions[@]}"
+  fi
 fi

@@ -13,9 +13,11 @@
 #     (cpp_tests/downstream_package);
 #   - the same with `uv pip install`, the package uninstalled in between.
 # Then, in a fresh environment with no torch, pip and uv each bring a torch of the wheel's range,
-# and the package works there. Last, beside a torch outside the range (stand-ins named torch
-# 2.10.0 and 2.16.0, scripts/tools/stand_in_wheel.py: pip and uv read only their metadata), the
-# documented command that keeps torch (docs/install.md)
+# and the package works there. Beside each release's torch, the stand-in for a torch without CUDA
+# (PyPI serves none): check_cpu_stand_in below. Last, beside a torch outside the range (PyPI's
+# torch 2.10.0, and a stand-in named torch 2.16.0, a release newer than the range,
+# scripts/tools/stand_in_wheel.py: pip and uv read only its metadata), the documented command that
+# keeps torch (docs/install.md)
 #   pip install --extra-index-url URL hardsigmoid_ops "torch==<installed version>"
 # refuses before installing anything, and the plain command's plan (--dry-run) is recorded: it
 # replaces torch with the newest release of the range.
@@ -30,6 +32,11 @@ shift
 versions=("$@")
 ((${#versions[@]})) || versions=("${SUPPORTED_TORCH_RELEASES[@]}")
 WORK="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/index-check"
+# The releases on either side of the supported range.
+oldest="${SUPPORTED_TORCH_RELEASES[0]}"
+newest="${SUPPORTED_TORCH_RELEASES[-1]}"
+OLDER="${oldest%%.*}.$(( $(cut -d. -f2 <<<"$oldest") - 1 )).0"
+NEWER="${newest%%.*}.$(( $(cut -d. -f2 <<<"$newest") + 1 )).0"
 mkdir -p "$WORK"
 
 # uv and twine at fixed versions, in a tools environment of their own.
@@ -69,14 +76,17 @@ torch_of() { "$1/bin/python" -c 'import importlib.metadata as m; print(m.version
 
 # check_wheel.py from outside the source tree, with nothing but the environment's programs on
 # PATH; then the C++ program against the installed CMake package, the compiler back. $1 the
-# environment, $2 a name for the logs.
+# environment, $2 a name for the logs; more arguments go to check_wheel.py, and then no C++
+# program is built.
 check_installed() {
   local env="$1" name="$2"
+  shift 2
   mkdir -p "$WORK/elsewhere"
   cp "$ROOT/scripts/check_wheel.py" "$WORK/elsewhere/"
   (cd "$WORK/elsewhere" && env -i HOME="$HOME" PATH="$env/bin" "$env/bin/python" check_wheel.py \
-    >"$WORK/check-$name.json") || { cat "$WORK/check-$name.json"; return 1; }
+    "$@" >"$WORK/check-$name.json") || { cat "$WORK/check-$name.json"; return 1; }
   grep -E '"(wheel_version|torch|library|comparisons_equal_to_aten)"' "$WORK/check-$name.json"
+  (($# == 0)) || return 0
   local prefix
   prefix="$("$env/bin/python" -c 'import hardsigmoid_ops, torch
 print(hardsigmoid_ops.cmake_prefix_path + ";" + torch.utils.cmake_prefix_path)')"
@@ -110,12 +120,41 @@ install_beside_torch() {
   check_installed "$env" "$name"
 }
 
+# The stand-in for a torch without CUDA (no +cpu torch is on PyPI): the release's build without
+# CUDA must need no CUDA library (its NEEDED entries, and none of its undefined symbols defined by
+# torch's CUDA libraries and not by its CPU ones), and check_wheel.py --as-torch-without-cuda
+# (torch.version.cuda None) must load it and get aten's bits from it. $1 the environment, $2 the
+# torch version.
+check_cpu_stand_in() {
+  local env="$1" version="$2" site library needed cuda_only wanted overlap
+  site="$("$env/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  library="$site/hardsigmoid_ops/releases/torch${version%.*}-cpu/lib/libhardsigmoid_ops.so"
+  needed="$(readelf -d "$library" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs)"
+  if grep -qiE 'cuda|nvrtc|cublas|cudnn|nvidia' <<<"$needed"; then
+    echo "the build without CUDA needs $needed"
+    return 1
+  fi
+  symbols() { nm -D "--$1-only" "${@:2}" | awk 'NF {print $NF}' | sort -u; }
+  cuda_only="$(comm -23 <(symbols defined "$site"/torch/lib/lib{torch_cuda,c10_cuda}.so) \
+    <(symbols defined "$site"/torch/lib/lib{torch_cpu,c10,torch}.so))"
+  wanted="$(symbols undefined "$library")"
+  overlap="$(comm -12 <(echo "$cuda_only") <(echo "$wanted"))"
+  if [[ -n "$overlap" ]]; then
+    echo "the build without CUDA wants symbols of torch's CUDA libraries: $overlap"
+    return 1
+  fi
+  echo "-- torch${version%.*}-cpu needs $needed; none of its $(wc -l <<<"$wanted") undefined" \
+    "symbols is torch's CUDA libraries' alone"
+  check_installed "$env" "$version-as-cpu" --as-torch-without-cuda
+}
+
 for version in "${versions[@]}"; do
   echo "== torch $version"
   env="$WORK/env-$version"
   fresh_env "$env"
   with_retries "$UV" pip install -q --python "$env/bin/python" "torch==$version"
   install_beside_torch "$env" pip "$version-pip"
+  check_cpu_stand_in "$env" "$version"
   "$env/bin/python" -m pip uninstall -q -y hardsigmoid_ops
   install_beside_torch "$env" uv "$version-uv"
 done
@@ -136,11 +175,15 @@ done
 
 echo "== a torch outside the range"
 mkdir -p "$WORK/stand-ins"
-for outside in 2.10.0 2.16.0; do
-  "$TOOLS/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$WORK/stand-ins" torch "$outside"
+"$TOOLS/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$WORK/stand-ins" torch "$NEWER"
+for outside in "$OLDER" "$NEWER"; do
   env="$WORK/env-outside-$outside"
   fresh_env "$env"
-  "$env/bin/python" -m pip install -q --no-index --find-links "$WORK/stand-ins" "torch==$outside"
+  if [[ "$outside" == "$OLDER" ]]; then
+    with_retries "$UV" pip install -q --python "$env/bin/python" "torch==$outside"
+  else
+    "$env/bin/python" -m pip install -q --no-index --find-links "$WORK/stand-ins" "torch==$outside"
+  fi
   before="$(freeze "$env")"
   for installer in pip uv; do
     log="$WORK/refusal-$outside-$installer.log"
@@ -163,9 +206,9 @@ for outside in 2.10.0 2.16.0; do
     echo "-- $installer, torch $outside kept: refused, environment unchanged:"
     grep -iE "conflict|cannot install|unsatisfiable|no solution|because" "$log" | head -4
     "${plain[@]}" >"$WORK/plain-$outside-$installer.log" 2>&1 || true
-    echo "   the plain command would:"
-    grep -iE "would install|torch" "$WORK/plain-$outside-$installer.log" | head -3 |
-      sed 's/^/     /'
+    echo "   the plain command would (--dry-run):"
+    grep -E "^Would install|^ [-+] torch==" "$WORK/plain-$outside-$installer.log" |
+      sed -E 's/^(Would install) .*(torch-[^ ]*).*/\1 \2 .../; s/^/     /'
   done
 done
 echo "-- every install from the index checked"

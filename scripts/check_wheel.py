@@ -6,9 +6,15 @@ the CPU and on every GPU torch sees. A library without CUDA kernels must refuse 
 saying so, and warn at import where a GPU is present. Prints what it found; exits non-zero on the
 first difference.
 
-    python check_wheel.py [--torch-cuda-list]
+    python check_wheel.py [--torch-cuda-list] [--as-torch-without-cuda]
       --torch-cuda-list: the library must hold SASS for every architecture of torch's own wheel
                          (torch._C._cuda_getArchFlags()) and PTX of the newest
+      --as-torch-without-cuda: a stand-in for a torch built without CUDA (PyTorch's +cpu
+                         wheels, which PyPI does not serve): torch.version.cuda reads None before
+                         the package is imported, so the package must load its release's build
+                         without CUDA, which must give aten's bits and refuse CUDA tensors. What
+                         it does not prove: that build's link against a real +cpu torch
+                         (scripts/check_index_install.sh checks that it needs no CUDA library)
 """
 
 import argparse
@@ -20,6 +26,9 @@ import sys
 import warnings
 
 import torch
+
+if "--as-torch-without-cuda" in sys.argv:
+    torch.version.cuda = None
 
 with warnings.catch_warnings(record=True) as import_warnings:
     warnings.simplefilter("always")
@@ -128,6 +137,7 @@ def check_refuses_cuda():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--torch-cuda-list", action="store_true")
+    parser.add_argument("--as-torch-without-cuda", action="store_true")
     args = parser.parse_args()
 
     info = hardsigmoid_ops.build_info()
@@ -165,6 +175,8 @@ def main():
             checked += check_device(f"cuda:{index}")
     else:
         check_refuses_cuda()
+    if args.as_torch_without_cuda and info["cuda"]:
+        sys.exit(f"a torch without CUDA got a library with CUDA kernels: {info['library']}")
     print(json.dumps({"wheel_version": version, "requires": requires,
                       "torch": torch.__version__, "python": sys.version.split()[0],
                       "gpus": [torch.cuda.get_device_name(i)
