@@ -116,7 +116,7 @@ class Runner:
         print(f"host overhead per call, Python, 16 elements: ours {results['ours']:.2f} us, "
               f"aten {results['aten']:.2f} us, clone {results['copy']:.2f} us "
               f"(ours/aten {results['ours'] / results['aten']:.3f})", flush=True)
-        self.rows.append(dict(case="host overhead python (us/call)", dtype="float32", numel=16,
+        self.rows.append(dict(case="host overhead python (ms/call)", dtype="float32", numel=16,
                               method="wall", ours_ms=results["ours"] / 1e3,
                               aten_ms=results["aten"] / 1e3, copy_ms=results["copy"] / 1e3))
 
