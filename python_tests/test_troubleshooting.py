@@ -70,6 +70,19 @@ def _copy_of_library(tmp_path, **record):
     return tmp_path / LIBRARY.name
 
 
+def wheel_without_this_release(tmp_path):
+    # The package as a release wheel installs it, holding libraries of releases other than this
+    # torch's (torch 2.10 and 3.0: files that are never loaded, since the choice comes first).
+    package = tmp_path / "site" / "hardsigmoid_ops"
+    shutil.copytree(REPO_ROOT / "python" / "hardsigmoid_ops", package)
+    for directory in ("torch2.10-cpu", "torch3.0-cpu"):
+        (package / "releases" / directory / "lib").mkdir(parents=True)
+        (package / "releases" / directory / "lib" / LIBRARY.name).write_bytes(b"")
+    env = {k: v for k, v in os.environ.items() if k != "HARDSIGMOID_OPS_LIBRARY"}
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    return _run([sys.executable, "-c", "import hardsigmoid_ops"], tmp_path, env)
+
+
 def other_torch(tmp_path):
     copy = _copy_of_library(tmp_path, torch_version="2.10.0", torch_full_version="2.10.0")
     return _python("import hardsigmoid_ops", tmp_path, HARDSIGMOID_OPS_LIBRARY=str(copy))
@@ -219,8 +232,9 @@ def executorch_with_torch_2_11(tmp_path):
 
 # Each entry's provocations, one per quote, in the page's order.
 PROVOKE = {
+    "The wheel holds no library for this torch": [wheel_without_this_release],
     "The library was built against another torch": [other_torch],
-    "The wheel in a torch without CUDA, or of another CUDA major": [
+    "A library with CUDA kernels in a torch without CUDA, or of another CUDA major": [
         wheel_in_torch_without_cuda, wheel_of_another_cuda_major],
     "Undefined symbol when loading the library directly": [undefined_symbol],
     "The GPU's architecture is not in the build": [architecture_not_built],

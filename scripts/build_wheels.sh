@@ -247,8 +247,8 @@ sdist="$(tail -1 "$WORK/sdist.log")"
 echo "| $sdist | $(du -h "$DIST/$sdist" | cut -f1) | (source) | | |" >>"$summary"
 echo "-- $DIST/$sdist"
 # The checks: the x86-64 wheel and the sdist served from a local index and installed beside each
-# release built against (scripts/check_index_install.sh); the aarch64 wheel under emulation beside
-# the pinned release's aarch64 torch (scripts/check_wheel.sh).
+# release built against, at its tested patch (scripts/check_index_install.sh); the aarch64 wheel
+# under emulation beside the pinned release's aarch64 torch (scripts/check_wheel.sh).
 if ((check)); then
   for wheel in "${built[@]}"; do
     if [[ "$wheel" == *_aarch64.whl ]]; then
@@ -256,6 +256,13 @@ if ((check)); then
     fi
   done
   if [[ " ${arches[*]} " == *" x86_64 "* ]]; then
-    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${versions[@]}"
+    # Beside each release's tested patch (scripts/torch_releases.txt), which a user's pip picks.
+    installs=()
+    for version in "${versions[@]}"; do
+      for release in "${SUPPORTED_TORCH_RELEASES[@]}"; do
+        [[ "${release%.*}" != "${version%.*}" ]] || installs+=("$release")
+      done
+    done
+    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${installs[@]}"
   fi
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release wheels and sdist installed as a user of a package index installs them: DIST's files
 # checked as an index checks an upload (twine check --strict), served as PEP 503 "simple" pages by
-# a web server on 127.0.0.1 (scripts/tools/simple_index.py), and installed with nothing but that
+# a web server on 127.0.0.1 (scripts/local_index.sh), and installed with nothing but that
 # index added to the one pip and uv already use (PyPI, which serves torch):
 #
 #   bash scripts/check_index_install.sh DIST [TORCH_VERSION...]   (default: every supported release)
@@ -27,6 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
 source "$ROOT/scripts/torch_releases.sh"
+source "$ROOT/scripts/local_index.sh"
 DIST="$(realpath "$1")"
 shift
 versions=("$@")
@@ -54,16 +55,8 @@ echo "== twine check --strict"
 "$TOOLS/bin/twine" check --strict "$DIST"/*.whl "$DIST"/*.tar.gz
 
 echo "== the index"
-"$TOOLS/bin/python" "$ROOT/scripts/tools/simple_index.py" "$DIST" "$WORK/index"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$WORK/index" >"$WORK/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-URL="http://127.0.0.1:$port/simple"
-for _ in $(seq 50); do
-  python3 -c "import urllib.request; urllib.request.urlopen('$URL/')" 2>/dev/null && break
-  sleep 0.2
-done
+serve_local_index "$DIST" "$WORK"
+URL="$LOCAL_INDEX_URL"
 echo "serving $DIST at $URL"
 
 # A fresh environment (uv's, with pip in it): $1 its folder.

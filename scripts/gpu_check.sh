@@ -7,10 +7,11 @@
 # the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
 # recorded by autograd), and the ceiling study of a read-once write-once stream (timings, ncu's
 # counters per mechanism, a PNG). Logs, CSV and PNG go to OUTDIR.
-# Two parts outside `all`: `wheel` installs the release wheel in dist/ (built elsewhere:
-# scripts/build_wheels.sh) into this machine's Python with pip's one documented command, checks it
-# against aten on CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's) and lists
-# its CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
+# Two parts outside `all`: `wheel` serves dist/ (built elsewhere: scripts/build_wheels.sh) as a
+# package index on 127.0.0.1, installs the release wheel from it beside this machine's torch with
+# `pip install hardsigmoid_ops` (pip freeze the same before and after), checks it against aten on
+# CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's), prints build_info() and
+# lists the loaded library's CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
 # (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py and
 # test_troubleshooting.py against each;
 # `pages` runs the fresh-output study (benchmarks/studies/fresh_pages.cpp) on the host's CPU at
@@ -82,26 +83,36 @@ gtest_args=()
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
 
 if [[ "$PART" == wheel ]]; then
-  # A virtual environment that sees this machine's torch, where pip may fetch nothing: the wheel
-  # must take the torch that is there. torch's site joins through a .pth file, since
+  # dist/ (the release wheels, built elsewhere: scripts/build_wheels.sh) served as a package index
+  # on 127.0.0.1, and a virtual environment that sees this machine's torch: `pip install
+  # hardsigmoid_ops` from that index alone (this machine reaches no other) must keep that torch
+  # and load the library of its release and CUDA. torch's site joins through a .pth file, since
   # --system-site-packages alone reaches the base interpreter's, not a virtual environment's.
+  source "$ROOT/scripts/local_index.sh"
   install_and_check() {
-    local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" wheels=("$ROOT"/dist/*x86_64.whl) site
+    local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" site library
     site="$("$TORCH_PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" &&
-      rm -rf "$venv" && "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
+      rm -rf "$venv" "$venv-index" && mkdir -p "$venv-index" &&
+      serve_local_index "$ROOT/dist" "$venv-index" &&
+      echo "dist/: $(cd "$ROOT/dist" && echo *)" &&
+      "$TORCH_PYTHON" -m venv --system-site-packages "$venv" &&
       "$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' |
       (read -r own && echo "$site" >"$own/torch_site.pth") &&
-      local torch_version &&
-      torch_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')" &&
-      "$venv/bin/python" -m pip install --no-index --find-links "$ROOT/dist" hardsigmoid_ops \
-        "torch==$torch_version" &&
-      echo "dist/: ${wheels[*]##*/}" &&
+      "$venv/bin/python" -m pip freeze --all >"$OUTDIR/wheel-freeze-before.txt" &&
+      "$venv/bin/python" -m pip install --index-url "$LOCAL_INDEX_URL" hardsigmoid_ops &&
+      "$venv/bin/python" -m pip freeze --all | grep -v '^hardsigmoid.ops==' \
+        >"$OUTDIR/wheel-freeze-after.txt" &&
+      diff "$OUTDIR/wheel-freeze-before.txt" "$OUTDIR/wheel-freeze-after.txt" &&
+      echo "pip freeze: the same before and after but for hardsigmoid_ops" &&
       (cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" \
         "$ROOT/scripts/check_wheel.py" --torch-cuda-list) &&
-      local library=("$venv"/lib/python3*/site-packages/hardsigmoid_ops/lib/libhardsigmoid_ops.so) &&
-      cuobjdump --list-elf "${library[@]}" && cuobjdump --list-ptx "${library[@]}"
+      library="$(cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" -c \
+        'import hardsigmoid_ops, json; info = hardsigmoid_ops.build_info()
+print(json.dumps(info, indent=1), file=__import__("sys").stderr); print(info["library"])')" &&
+      echo "loaded: $library" &&
+      cuobjdump --list-elf "$library" && cuobjdump --list-ptx "$library"
   }
-  TAIL_LINES=60 step wheel install_and_check
+  TAIL_LINES=80 step wheel install_and_check
   exit $status
 fi
 if [[ "$PART" == limits ]]; then

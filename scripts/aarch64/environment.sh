@@ -7,6 +7,7 @@
 #   ARM_ROOT         the arm64 root (Debian's packages of ROOT_PACKAGES, unpacked)
 #   SITE             the aarch64 torch and the test tools, pinned as for x86-64
 #   EXECUTORCH_SITE  the aarch64 executorch wheel (its C++ runtime and CMake package)
+#   QEMU_BACKPORTS   qemu-aarch64 of bookworm-backports, for the torch releases bookworm's fails
 #   PYTHON_AARCH64   the emulated Python, a program CMake and the tests can be given
 #   NEWEST           the newest supported torch release (HARDSIGMOID_OPS_NEWEST_TORCH), whose
 #                    environment exports the ExecuTorch programs
@@ -34,6 +35,9 @@ ROOT_PACKAGES=(python3.11 libpython3.11-stdlib libstdc++6 libgomp1 zlib1g)
 ARM_ROOT="$CACHE/root-bookworm-$(echo "${ROOT_PACKAGES[*]}" | sha256sum | cut -c1-12)"
 SITE="$CACHE/site-torch-$TORCH-$(echo "${TEST_TOOLS[*]}" | sha256sum | cut -c1-12)"
 EXECUTORCH_SITE="$CACHE/executorch-$EXECUTORCH"
+# qemu-user of Debian's bookworm-backports (10.0), unpacked apart from the system's bookworm
+# qemu-user 7.2: torch 2.13 - 2.15's aarch64 import crashes under 7.2.
+QEMU_BACKPORTS="$CACHE/qemu-bookworm-backports/usr/bin/qemu-aarch64"
 PYTHON_AARCH64="$CACHE/python3-aarch64"
 EXECUTORCH_PROGRAMS="$BUILD_DIR/executorch_programs"
 EXECUTORCH_DTYPES=(float32 float64 float16 bfloat16)
