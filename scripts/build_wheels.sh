@@ -247,22 +247,31 @@ sdist="$(tail -1 "$WORK/sdist.log")"
 echo "| $sdist | $(du -h "$DIST/$sdist" | cut -f1) | (source) | | |" >>"$summary"
 echo "-- $DIST/$sdist"
 # The checks: the x86-64 wheel and the sdist served from a local index and installed beside each
-# release built against, at its tested patch (scripts/check_index_install.sh); the aarch64 wheel
-# under emulation beside the pinned release's aarch64 torch (scripts/check_wheel.sh).
+# release built against (scripts/check_index_install.sh); the aarch64 wheel under emulation
+# beside each release's aarch64 torch (scripts/check_wheel.sh).
 if ((check)); then
+  # Each release built, at its tested patch (scripts/torch_releases.txt), which a user's pip picks.
+  installs=()
+  for version in "${versions[@]}"; do
+    for release in "${SUPPORTED_TORCH_RELEASES[@]}"; do
+      [[ "${release%.*}" != "${version%.*}" ]] || installs+=("$release")
+    done
+  done
+  # The aarch64 check (one emulated process at a time) beside the x86-64 one: one core each.
+  aarch64_check=""
   for wheel in "${built[@]}"; do
     if [[ "$wheel" == *_aarch64.whl ]]; then
-      bash "$ROOT/scripts/check_wheel.sh" "$wheel"
+      bash "$ROOT/scripts/check_wheel.sh" "$wheel" "${installs[@]}" >"$WORK/check-aarch64.log" 2>&1 &
+      aarch64_check=$!
     fi
   done
+  failed=0
   if [[ " ${arches[*]} " == *" x86_64 "* ]]; then
-    # Beside each release's tested patch (scripts/torch_releases.txt), which a user's pip picks.
-    installs=()
-    for version in "${versions[@]}"; do
-      for release in "${SUPPORTED_TORCH_RELEASES[@]}"; do
-        [[ "${release%.*}" != "${version%.*}" ]] || installs+=("$release")
-      done
-    done
-    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${installs[@]}"
+    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${installs[@]}" || failed=1
   fi
+  if [[ -n "$aarch64_check" ]]; then
+    wait "$aarch64_check" || failed=1
+    cat "$WORK/check-aarch64.log"
+  fi
+  exit $failed
 fi

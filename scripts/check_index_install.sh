@@ -13,7 +13,9 @@
 #     (cpp_tests/downstream_package);
 #   - the same with `uv pip install`, the package uninstalled in between.
 # Then, in a fresh environment with no torch, pip and uv each bring a torch of the wheel's range,
-# and the package works there. Beside each release's torch, the stand-in for a torch without CUDA
+# and the package works there. The sdist built by pip: beside the first TORCH_VERSION's torch
+# with --no-build-isolation (torch kept), and with pip's build isolation in an environment with no
+# torch (HARDSIGMOID_OPS_CHECK_SDIST_BUILDS=0 leaves both out: two CUDA builds, CI's time). Beside each release's torch, the stand-in for a torch without CUDA
 # (PyPI serves none): check_cpu_stand_in below. Last, beside a torch outside the range (PyPI's
 # torch 2.10.0, and a stand-in named torch 2.16.0, a release newer than the range,
 # scripts/tools/stand_in_wheel.py: pip and uv read only its metadata), the documented command that
@@ -165,6 +167,51 @@ for installer in pip uv; do
   echo "-- $installer brought torch $(torch_of "$env")"
   check_installed "$env" "no-torch-$installer"
 done
+
+# The sdist, as pip builds it where no wheel serves a platform (docs/install.md, "From source"),
+# with nvcc where the system has it (CUDA kernels for the default architecture): $1 the
+# environment, $2 how (beside: pip's --no-build-isolation against the torch installed, which
+# stays; isolated: pip's own build environment, whose torch must come from the supported range).
+# The built package must require its build's torch release and pass `python -m hardsigmoid_ops`.
+check_sdist() {
+  # --no-cache-dir: pip reuses a wheel it built from the same sdist before, whatever torch it was
+  # built against (docs/install.md).
+  local env="$1" how="$2" before built options=(--no-cache-dir --no-binary hardsigmoid_ops)
+  [[ "$how" == beside ]] && options+=(--no-build-isolation)
+  before="$(freeze "$env")"
+  echo "-- pip builds the sdist ($how), torch $(torch_of "$env" 2>/dev/null || echo none) installed"
+  "$env/bin/python" -m pip install -q "${options[@]}" --extra-index-url "$URL" hardsigmoid_ops \
+    >"$WORK/sdist-$how.log" 2>&1 || { tail -30 "$WORK/sdist-$how.log"; return 1; }
+  if [[ "$how" == beside && "$(freeze "$env")" != "$before" ]]; then
+    diff <(echo "$before") <(freeze "$env") || true
+    echo "pip changed the environment beyond hardsigmoid_ops"
+    return 1
+  fi
+  built="$("$env/bin/python" -c 'import hardsigmoid_ops, importlib.metadata as m
+print(hardsigmoid_ops.build_info()["torch_version"], *m.requires("hardsigmoid_ops"))')"
+  echo "   built against torch ${built%% *}, requires ${built#* }; the installed torch:" \
+    "$(torch_of "$env")"
+  [[ "${built#* }" == "torch==$(cut -d. -f1,2 <<<"${built%% *}").*" ]] ||
+    { echo "the sdist's build requires ${built#* }"; return 1; }
+  (cd "$WORK/elsewhere" && env -i HOME="$HOME" PATH="$env/bin" "$env/bin/python" -m \
+    hardsigmoid_ops >"$WORK/sdist-$how-check.txt" 2>&1) ||
+    { cat "$WORK/sdist-$how-check.txt"; return 1; }
+  grep -iE "^(library|torch)" "$WORK/sdist-$how-check.txt" | head -3 || true
+}
+
+if [[ "${HARDSIGMOID_OPS_CHECK_SDIST_BUILDS:-1}" != 0 ]]; then
+  echo "== the sdist"
+  env="$WORK/env-sdist-beside"
+  fresh_env "$env"
+  with_retries "$UV" pip install -q --python "$env/bin/python" "torch==${versions[0]}" \
+    "scikit-build-core==$(sed -n 's/^scikit-build-core==//p' "$ROOT/requirements.txt")"
+  check_sdist "$env" beside
+  rm -rf "$env"
+  env="$WORK/env-sdist-isolated"
+  fresh_env "$env"
+  check_sdist "$env" isolated
+  rm -rf "$env"
+fi
 
 echo "== a torch outside the range"
 mkdir -p "$WORK/stand-ins"
