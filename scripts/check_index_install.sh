@@ -152,6 +152,7 @@ for version in "${versions[@]}"; do
   check_cpu_stand_in "$env" "$version"
   "$env/bin/python" -m pip uninstall -q -y hardsigmoid_ops
   install_beside_torch "$env" uv "$version-uv"
+  rm -rf "$env"  # some 5 GB a release
 done
 
 echo "== no torch installed"
