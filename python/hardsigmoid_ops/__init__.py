@@ -17,6 +17,8 @@ decomposition table (aten_lowering.py).
 The ops themselves are the library's; this package adds no kernels.
 """
 
+import threading
+
 import torch
 
 from . import (
@@ -44,19 +46,28 @@ __all__ = ["aten_decompositions", "build_info", "cmake_prefix_path", "compile_fu
 #       print(hardsigmoid_ops.cmake_prefix_path + ";" + torch.utils.cmake_prefix_path)')" ...
 cmake_prefix_path = _library.CMAKE_PREFIX_PATH
 
+# One load at a time, with the registrations that follow it. Threads calling load_library at once
+# would otherwise see each other's load half done: the library's ops registered but not yet
+# recorded by torch as loaded (refused as a second copy), or registered but not yet bound
+# (functional.py), or a Python registration made twice. A free-threaded Python runs those
+# threads truly at once; with a GIL they interleave wherever the library's dlopen lets them.
+_LOADING = threading.RLock()
+
 
 def load_library(path=None):
     """Loads the library from `path`, else from where _library.py looks, and registers its DTensor
-    sharding. Loading the same library again does nothing."""
-    if path is None:
-        path = _library.configured_path()
+    sharding. Loading the same library again does nothing. Safe to call from several threads at
+    once: each returns with the ops ready."""
+    with _LOADING:
         if path is None:
-            raise FileNotFoundError(
-                f"hardsigmoid_ops: {_library.LIBRARY_NAME} not found; set "
-                f"{_library.LIBRARY_ENV} or pass its path to hardsigmoid_ops.load_library"
-            )
-    _library.load(path)
-    _register_python_parts()
+            path = _library.configured_path()
+            if path is None:
+                raise FileNotFoundError(
+                    f"hardsigmoid_ops: {_library.LIBRARY_NAME} not found; set "
+                    f"{_library.LIBRARY_ENV} or pass its path to hardsigmoid_ops.load_library"
+                )
+        _library.load(path)
+        _register_python_parts()
 
 
 def build_info():
@@ -87,6 +98,7 @@ def _register_python_parts():
 # On import: keep ops that are already registered (loaded by the program, or linked into it),
 # else load the library if one is configured or found; otherwise load_library(path) does it later.
 if _library.ops_registered():
-    _register_python_parts()
+    with _LOADING:
+        _register_python_parts()
 elif _library.configured_path() is not None:
     load_library()

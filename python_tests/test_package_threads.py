@@ -1,0 +1,65 @@
+"""The package from 8 threads at once, as a free-threaded Python (no GIL) runs it. Each test starts
+a fresh Python (hardsigmoid_testing/package_threads.py), so that what the package does once (its
+import, the library's load, the binding of its functions, the registrations) happens in threads
+racing each other; then every op is called through every entry point (functional, in place, out,
+backward, torch.ops, nn.Hardsigmoid, autograd) on shared and private inputs, and each result must
+have the bits of aten's, computed before the threads start. In a free-threaded build the GIL must
+have stayed off throughout: an import that turned it back on would make that claim false."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from hardsigmoid_testing.config import LIBRARY, SEED
+
+TESTING = pathlib.Path(__file__).resolve().parent
+ROUNDS = 3
+
+
+def run_threads(mode, seed, pythonpath):
+    env = {k: v for k, v in os.environ.items() if k != "HARDSIGMOID_OPS_LIBRARY"}
+    if mode == "import":
+        env["HARDSIGMOID_OPS_LIBRARY"] = str(LIBRARY)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTING), *pythonpath])
+    result = subprocess.run(
+        [sys.executable, "-m", "hardsigmoid_testing.package_threads", mode, str(LIBRARY),
+         str(seed), str(ROUNDS)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    report = json.loads(result.stdout.splitlines()[-1])
+    print(json.dumps(report))
+    assert not report["errors"], "\n".join(report["errors"])
+    assert not report["mismatches"], "\n".join(report["mismatches"][:20])
+    # 8 threads, each (8 shared + 8 own operands) x 9 entry points, per round.
+    assert report["calls"] == 8 * 16 * 9 * ROUNDS
+    if report["free_threaded_build"]:
+        assert report["gil_enabled_seen"] == [False], "the GIL was enabled in a free-threaded build"
+    return report
+
+
+def the_package_directory():
+    import hardsigmoid_ops
+
+    return pathlib.Path(hardsigmoid_ops.__file__).resolve().parent
+
+
+def test_threads_import_the_package_and_call_every_op_at_once():
+    run_threads("import", SEED, [str(the_package_directory().parent)])
+
+
+@pytest.mark.parametrize("attempt", range(4))
+def test_threads_load_the_library_at_once(tmp_path, attempt):
+    """The package imported with no library to find (a copy of its Python files alone), then 8
+    threads calling load_library(path) at once: each must return with the ops ready, none may
+    see a half-done load (the ops registered but not yet recorded as loaded, and so refused as a
+    second copy; registered but not bound). The library's dlopen pauses, letting the other
+    threads run in the middle of the load as a free-threaded build does; four processes, since
+    the rest is still a matter of timing."""
+    copy = tmp_path / "site" / "hardsigmoid_ops"
+    shutil.copytree(the_package_directory(), copy, ignore=shutil.ignore_patterns(
+        "releases", "lib", "lib64", "include", "share", "*.so", "*.json", "__pycache__"))
+    run_threads("load", SEED + attempt, [str(copy.parent)])
