@@ -24,10 +24,11 @@ from hardsigmoid_testing.config import REPO_ROOT
 from hardsigmoid_testing.forms import FORMS, Alone, Block
 from hardsigmoid_testing.values import edge_values
 
-onnx = pytest.importorskip("onnx", reason="onnx is in requirements.txt")
-pytest.importorskip("onnxscript",
-                    reason="onnxscript (the default exporter's) is in requirements.txt")
-onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in requirements.txt")
+# requirements.txt installs all three; a Python that ONNX Runtime has no wheel for goes without.
+onnx = pytest.importorskip("onnx", reason="onnx is not installed (no ONNX tools for this Python)")
+pytest.importorskip("onnxscript", reason="onnxscript, the default exporter's, is not installed")
+onnxruntime = pytest.importorskip(
+    "onnxruntime", reason="onnxruntime is not installed (it has no wheel for every Python)")
 
 aten = torch.ops.aten
 EXPORTERS = ("default", "torchscript")

@@ -55,7 +55,9 @@ in_root() {
   # The proxy's or the system's certificates, as this machine's pip uses them.
   local certificates="${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}"
   cp "$certificates" "$root/etc/ssl/host-certificates.crt"
+  # The name service as here: this machine's host name resolves (torchrun's rendezvous asks).
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  cp /etc/hosts "$root/etc/hosts"
   mkdir -p "$root/src" "$root/dist" "$root/out"
   unshare --mount --propagation private -- bash -c '
     root="$1" src="$2" dist="$3" out="$4"
