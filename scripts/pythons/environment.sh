@@ -59,6 +59,7 @@ in_root() {
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   cp /etc/hosts "$root/etc/hosts"
   mkdir -p "$root/src" "$root/dist" "$root/out"
+  # shellcheck disable=SC2016 # expanded by the shell in the new namespace
   unshare --mount --propagation private -- bash -c '
     root="$1" src="$2" dist="$3" out="$4"
     shift 4

@@ -66,6 +66,7 @@ done
 [[ " ${pythons[*]} " == *" 3.14t "* ]] || exit 0
 if [[ ! -x "$SID_ROOT$(python_of 3.14t)" ]]; then
   phase "setup: CPython 3.14 with --disable-gil, from Debian's source"
+  # shellcheck disable=SC2016 # expanded by the shell in the root
   in_root "$SID_ROOT" bash -euo pipefail -c '
     rm -rf /build && mkdir /build && cd /build
     apt-get -q update >/dev/null
