@@ -2,26 +2,30 @@
 # Runs inside a root of the Python matrix (scripts/pythons/check.sh starts it there, with the
 # source tree at /src, the wheel's folder at /dist and the cell's log folder at /out): the
 # environment (made once), the wheel installed beside its torch, the checks, pytest.
-#   bash /src/scripts/pythons/cell.sh PYTHON TORCH WHEEL_NAME RUN_PYTEST TOOLS ONNX_TOOLS MODULES
-#     (TOOLS, ONNX_TOOLS, MODULES: each one word list)
+#   bash /src/scripts/pythons/cell.sh PYTHON TORCH WHEEL_NAME RUN_PYTEST TOOLS MODULES [GROUP...]
+#     (TOOLS, MODULES and each GROUP of optional tools: one word list each)
 set -uo pipefail
 py="$1" torch="$2" wheel="/dist/$3" run_pytest="$4"
 read -ra tools <<<"$5"
-read -ra onnx_tools <<<"$6"
-read -ra modules <<<"$7"
+read -ra modules <<<"$6"
+shift 6
+groups=("$@")
 venv="/opt/venvs/$(basename "$py")-torch$torch"
-stamp="$torch ${tools[*]} ${onnx_tools[*]}"
+stamp="$torch ${tools[*]} ${groups[*]}"
 if [[ ! -f "$venv/.ready" || "$(cat "$venv/.ready")" != "$stamp" ]]; then
   echo "== the environment: torch $torch and the test tools"
   rm -rf "$venv"
   uv venv -q --seed --python "$py" "$venv" || exit 1
   uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
     "torch==$torch" "${tools[@]}" || exit 1
-  # ONNX Runtime has no wheel for every Python: without it the ONNX module skips, saying so.
-  uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
-    "${onnx_tools[@]}" >/out/onnx-install.log 2>&1 ||
-    echo "   no ONNX tools for this Python:" \
-    "$(grep -m1 -iE "no (wheels|solution)|error" /out/onnx-install.log)"
+  # A group with no wheels for this Python is left out: the modules that need it skip, saying so.
+  for group in "${groups[@]}"; do
+    read -ra group_tools <<<"$group"
+    uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
+      "${group_tools[@]}" >/out/optional-install.log 2>&1 ||
+      echo "   not installed for this Python: $group:" \
+        "$(grep -m1 -iE "no (wheels|solution)|error" /out/optional-install.log)"
+  done
   echo "$stamp" >"$venv/.ready"
 fi
 status=0

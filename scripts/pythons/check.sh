@@ -23,8 +23,11 @@ python="$(python_of "$PY")"
 pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/requirements.txt"; }
 tools=()
 for tool in numpy pytest pytest-xdist expecttest hypothesis; do tools+=("$tool>=$(pinned "$tool")"); done
+# The tools some modules need and skip without, saying so; each group installed where it has
+# wheels for this Python (ONNX Runtime has none for 3.15): torchvision's models, and ONNX.
 onnx_tools=()
 for tool in onnx onnxscript onnxruntime; do onnx_tools+=("$tool>=$(pinned "$tool")"); done
+optional=("torchvision>=$(pinned torchvision)" "${onnx_tools[*]}")
 
 # The pytest modules of the Python entry points: eager calls and the package's API, autograd and
 # torch.func, TorchScript, torch.compile (fused and opaque), export, DTensor on CPU ranks, ONNX,
@@ -36,7 +39,7 @@ MODULES=(test_load.py test_package_api.py test_matches_aten.py test_autograd.py
 
 DIST="$(dirname "$WHEEL")" OUT_MOUNT="$OUTDIR/$CELL" in_root "$root" \
   bash /src/scripts/pythons/cell.sh "$python" "$TORCH" "$(basename "$WHEEL")" \
-  "${PYTHONS_PYTEST:-1}" "${tools[*]}" "${onnx_tools[*]}" "${MODULES[*]}" 2>&1 | tee "$OUTDIR/$CELL/run.log"
+  "${PYTHONS_PYTEST:-1}" "${tools[*]}" "${MODULES[*]}" "${optional[@]}" 2>&1 | tee "$OUTDIR/$CELL/run.log"
 status=${PIPESTATUS[0]}
 echo "$CELL: $([[ $status == 0 ]] && echo passed || echo FAILED)" | tee "$OUTDIR/$CELL/result.txt"
 exit "$status"
