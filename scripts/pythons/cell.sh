@@ -19,15 +19,20 @@ if [[ ! -f "$venv/.ready" || "$(cat "$venv/.ready")" != "$stamp" ]]; then
   uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
     "torch==$torch" "${tools[@]}" || exit 1
   # A group with no wheels for this Python is left out: the modules that need it skip, saying so.
+  # torch is named again, so that no group moves it.
   for group in "${groups[@]}"; do
     read -ra group_tools <<<"$group"
-    uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
-      "${group_tools[@]}" >/out/optional-install.log 2>&1 ||
-      echo "   not installed for this Python: $group:" \
+    uv pip install -q --python "$venv/bin/python" --only-binary :all: \
+      --resolution "${group_tools[0]}" "torch==$torch" "${group_tools[@]:1}" \
+      >/out/optional-install.log 2>&1 ||
+      echo "   not installed for this Python: ${group_tools[*]:1}:" \
         "$(grep -m1 -iE "no (wheels|solution)|error" /out/optional-install.log)"
   done
   echo "$stamp" >"$venv/.ready"
 fi
+installed="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
+[[ "$installed" == "$torch" ]] ||
+  { echo "cell.sh: the environment holds torch $installed, not $torch" >&2; exit 1; }
 status=0
 freeze() {
   "$venv/bin/python" -m pip freeze --all |

@@ -23,11 +23,14 @@ python="$(python_of "$PY")"
 pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/requirements.txt"; }
 tools=()
 for tool in numpy pytest pytest-xdist expecttest hypothesis; do tools+=("$tool>=$(pinned "$tool")"); done
-# The tools some modules need and skip without, saying so; each group installed where it has
-# wheels for this Python (ONNX Runtime has none for 3.15): torchvision's models, and ONNX.
+# The tools some modules need and skip without, saying so; each group ("RESOLUTION TOOL...",
+# uv's resolution strategy first) installed beside the cell's torch where it has wheels for this
+# Python (ONNX Runtime has none for 3.15): torchvision's models, its newest release that takes
+# this torch (torchvision's requirement on torch is a lower bound: its lowest would be another
+# release's), and the ONNX tools as the test tools above.
 onnx_tools=()
 for tool in onnx onnxscript onnxruntime; do onnx_tools+=("$tool>=$(pinned "$tool")"); done
-optional=("torchvision>=$(pinned torchvision)" "${onnx_tools[*]}")
+optional=("highest torchvision" "lowest-direct ${onnx_tools[*]}")
 
 # The pytest modules of the Python entry points: eager calls and the package's API, autograd and
 # torch.func, TorchScript, torch.compile (fused and opaque), export, DTensor on CPU ranks, ONNX,
