@@ -19,7 +19,7 @@ import hardsigmoid_ops
 from compile_graphs import graphs
 from hardsigmoid_testing import FLOAT_DTYPES, OPS
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
+from hardsigmoid_testing.config import LIBRARY, package_parent
 from hardsigmoid_testing.values import random_values
 
 dtypes = pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: str(d).split(".")[1])
@@ -244,7 +244,7 @@ def test_environment_switch_and_library_loaded_first():
         "print('opaque' if 'torch.ops.hardsigmoid_ops' in '\\n'.join(code) else 'fused')\n"
     )
     for value, expected in (("0", "opaque"), (None, "fused")):
-        env = dict(os.environ, PYTHONPATH=str(REPO_ROOT / "python"))
+        env = dict(os.environ, PYTHONPATH=str(package_parent()))
         env.pop("HARDSIGMOID_OPS_COMPILE_FUSION", None)
         if value is not None:
             env["HARDSIGMOID_OPS_COMPILE_FUSION"] = value

@@ -352,11 +352,11 @@ def test_docs_example_under_torchrun(gpus):
     import subprocess
     import sys
 
-    from hardsigmoid_testing.config import REPO_ROOT
+    from hardsigmoid_testing.config import package_parent
 
     example, _ = _dtensor_example()
     env = dict(os.environ, HARDSIGMOID_OPS_LIBRARY=str(LIBRARY),
-               PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "python"),
+               PYTHONPATH=os.pathsep.join([str(package_parent()),
                                            os.environ.get("PYTHONPATH", "")]))
     visible = torch.cuda.device_count()
     if gpus == "none":

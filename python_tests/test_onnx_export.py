@@ -20,7 +20,7 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import OPS
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.config import REPO_ROOT
+from hardsigmoid_testing.config import package_parent
 from hardsigmoid_testing.forms import FORMS, Alone, Block
 from hardsigmoid_testing.values import edge_values
 
@@ -181,7 +181,7 @@ def test_importing_the_package_imports_no_exporter():
     code = ("import sys, torch, hardsigmoid_ops; "
             "assert hardsigmoid_ops.compile_fusion_enabled(); "
             "print(sorted(m for m in sys.modules if m.startswith('torch.onnx')))")
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "python")}
+    env = {**os.environ, "PYTHONPATH": str(package_parent())}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout

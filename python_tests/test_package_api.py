@@ -6,7 +6,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 
@@ -17,7 +16,7 @@ import torch.nn.functional as F
 import hardsigmoid_ops
 from hardsigmoid_testing import FLOAT_DTYPES
 from hardsigmoid_testing.checks import assert_identical
-from hardsigmoid_testing.config import LIBRARY, REPO_ROOT
+from hardsigmoid_testing.config import LIBRARY, copy_package_without_library
 from hardsigmoid_testing.torchscript import script
 from hardsigmoid_testing.values import random_values
 
@@ -156,7 +155,7 @@ def test_replace_swaps_the_root_too():
 def test_functions_before_the_library_is_loaded_say_so(tmp_path):
     """A copy of the package where no library is found: the import works, a call names the way
     to load the library."""
-    shutil.copytree(REPO_ROOT / "python" / "hardsigmoid_ops", tmp_path / "pkg" / "hardsigmoid_ops")
+    copy_package_without_library(tmp_path / "pkg" / "hardsigmoid_ops")
     script_text = (
         "import torch, hardsigmoid_ops\n"
         "try:\n"

@@ -1,21 +1,21 @@
 """The package from 8 threads at once, as a free-threaded Python (no GIL) runs it. Each test starts
-a fresh Python (hardsigmoid_testing/package_threads.py), so that what the package does once (its
-import, the library's load, the binding of its functions, the registrations) happens in threads
-racing each other; then every op is called through every entry point (functional, in place, out,
-backward, torch.ops, nn.Hardsigmoid, autograd) on shared and private inputs, and each result must
-have the bits of aten's, computed before the threads start. In a free-threaded build the GIL must
-have stayed off throughout: an import that turned it back on would make that claim false."""
+a fresh Python (hardsigmoid_testing/package_threads.py), so that what the package does once
+happens in those threads: its import (which Python's import lock serializes) and the library's
+load with the binding of its functions and the registrations (which threads calling
+load_library race for); then every op is called through every entry point (functional, in place,
+out, backward, torch.ops, nn.Hardsigmoid, autograd) on shared and private inputs, and each result
+must have the bits of aten's, computed before the threads start. In a free-threaded build the GIL
+must have stayed off throughout: an import that turned it back on would make that claim false."""
 
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from hardsigmoid_testing.config import LIBRARY, SEED
+from hardsigmoid_testing.config import LIBRARY, SEED, copy_package_without_library, package_parent
 
 TESTING = pathlib.Path(__file__).resolve().parent
 ROUNDS = 3
@@ -34,21 +34,16 @@ def run_threads(mode, seed, pythonpath):
     print(json.dumps(report))
     assert not report["errors"], "\n".join(report["errors"])
     assert not report["mismatches"], "\n".join(report["mismatches"][:20])
-    # 8 threads, each (8 shared + 8 own operands) x 9 entry points, per round.
-    assert report["calls"] == 8 * 16 * 9 * ROUNDS
+    # Every thread made every call: 8 shared and 8 own operands, 9 entry points, each round.
+    assert (report["threads"], report["operands_per_thread"], report["entry_points"]) == (8, 16, 9)
+    assert report["calls"] == report["threads"] * 16 * 9 * ROUNDS
     if report["free_threaded_build"]:
         assert report["gil_enabled_seen"] == [False], "the GIL was enabled in a free-threaded build"
     return report
 
 
-def the_package_directory():
-    import hardsigmoid_ops
-
-    return pathlib.Path(hardsigmoid_ops.__file__).resolve().parent
-
-
 def test_threads_import_the_package_and_call_every_op_at_once():
-    run_threads("import", SEED, [str(the_package_directory().parent)])
+    run_threads("import", SEED, [str(package_parent())])
 
 
 @pytest.mark.parametrize("attempt", range(4))
@@ -60,6 +55,8 @@ def test_threads_load_the_library_at_once(tmp_path, attempt):
     threads run in the middle of the load as a free-threaded build does; four processes, since
     the rest is still a matter of timing."""
     copy = tmp_path / "site" / "hardsigmoid_ops"
-    shutil.copytree(the_package_directory(), copy, ignore=shutil.ignore_patterns(
-        "releases", "lib", "lib64", "include", "share", "*.so", "*.json", "__pycache__"))
-    run_threads("load", SEED + attempt, [str(copy.parent)])
+    copy_package_without_library(copy)
+    report = run_threads("load", SEED + attempt, [str(copy.parent)])
+    # The race was set up: nothing registered before the threads, and the load paused mid-way.
+    assert not report["registered_before_the_threads"]
+    assert report["paused_loads"] >= 1

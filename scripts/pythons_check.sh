@@ -10,8 +10,13 @@
 #     WHEEL: the x86-64 release wheel (scripts/build_wheels.sh)
 #     --wheel-only: the wheel's check and `python -m hardsigmoid_ops`, no pytest (CI's part)
 #   PYTHONS_OUT_DIR=DIR   where the logs go (default build-pythons)
+# As root: mmdebstrap, chroot and the mounts need it.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/pythons/environment.sh"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "pythons_check.sh: run as root (mmdebstrap, chroot and mount need it)" >&2
+  exit 2
+fi
 export PYTHONS_PYTEST=1
 if [[ "${1:-}" == --wheel-only ]]; then
   PYTHONS_PYTEST=0
@@ -20,6 +25,11 @@ fi
 WHEEL="$(realpath "$1")"
 shift
 cells=("$@")
+named=$((${#cells[@]} > 0))  # a cell asked for by name must run
+for cell in "${cells[@]}"; do
+  [[ "$cell" =~ ^3\.[0-9]+t?:[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+    { echo "pythons_check.sh: '$cell' is not PYTHON:TORCH (one wheel, then cells)" >&2; exit 2; }
+done
 if ((${#cells[@]} == 0)); then
   for pair in "${MATRIX[@]}"; do cells+=("${pair/ /:}"); done
 fi
@@ -42,7 +52,10 @@ for cell in "${cells[@]}"; do
   code=$?
   case $code in
     0) result="passed" ;;
-    3) result="not run: no such Python here" ;;
+    3)
+      result="not run: no such Python here"
+      ((named)) && status=1
+      ;;
     *) result="FAILED"; status=1 ;;
   esac
   counts="-"

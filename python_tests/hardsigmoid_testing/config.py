@@ -15,6 +15,7 @@ what an emulated run proves, bits (test_thread_split.py's sizes).
 import os
 import pathlib
 import random
+import shutil
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIBRARY = pathlib.Path(
@@ -33,3 +34,21 @@ def _sweep(text):
 SWEEP_SEEDS = _sweep(os.environ.get("HARDSIGMOID_OPS_SEED_SWEEP"))
 LARGE_NUMEL = int(os.environ.get("HARDSIGMOID_OPS_TEST_LARGE_NUMEL") or 1 << 20)
 EMULATED = os.environ.get("HARDSIGMOID_OPS_TEST_EMULATED") == "1"
+
+
+def package_parent():
+    """The folder holding the hardsigmoid_ops package under test: the one this process imported
+    (the source tree's python/, or site-packages where an installed package is tested), for the
+    Pythons a test starts."""
+    import hardsigmoid_ops
+
+    return pathlib.Path(hardsigmoid_ops.__file__).resolve().parent.parent
+
+
+def copy_package_without_library(destination):
+    """The package under test's Python files alone, copied to `destination` (a folder named
+    hardsigmoid_ops): no release libraries, no library or build record beside them, so that its
+    import finds no library."""
+    shutil.copytree(package_parent() / "hardsigmoid_ops", destination,
+                    ignore=shutil.ignore_patterns("releases", "lib", "lib64", "include", "share",
+                                                  "*.so", "*.json", "__pycache__"))

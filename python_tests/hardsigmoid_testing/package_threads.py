@@ -75,6 +75,12 @@ def entry_points(hs, x, grad):
     ]
 
 
+def hs_module():
+    import hardsigmoid_ops
+
+    return hardsigmoid_ops
+
+
 def same_bits(a, b):
     bits = BITS_DTYPE[b.dtype]
     return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.view(bits), b.view(bits))
@@ -93,13 +99,18 @@ def dlopen_that_lets_others_run():
         def __init__(self, name, *args, **kwargs):
             super().__init__(name, *args, **kwargs)
             if str(name).endswith("libhardsigmoid_ops.so"):
+                PAUSED_LOADS.append(name)
                 time.sleep(0.05)
 
     ctypes.CDLL = PausingCDLL
 
 
+PAUSED_LOADS = []
+
+
 def main():
     mode, library, seed, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    registered_before = hasattr(torch.ops.hardsigmoid_ops, "hardsigmoid")
     if mode == "load":
         dlopen_that_lets_others_run()
     gen = torch.Generator().manual_seed(seed)
@@ -142,7 +153,10 @@ def main():
         thread.join()
     gil_enabled()
     print(json.dumps({
-        "threads": THREADS, "calls": calls[0], "mismatches": mismatches, "errors": errors,
+        "threads": THREADS, "operands_per_thread": len(shared) + len(own[0]),
+        "entry_points": len(entry_points(hs_module(), *shared[0][1:])), "rounds": rounds,
+        "calls": calls[0], "mismatches": mismatches, "errors": errors,
+        "registered_before_the_threads": registered_before, "paused_loads": len(PAUSED_LOADS),
         "gil_enabled_seen": sorted(set(GIL_SEEN)), "gil_checks": len(GIL_SEEN),
         "free_threaded_build": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
         "python": sys.version.split()[0], "torch": torch.__version__,

@@ -58,6 +58,7 @@ tail -4 /out/python-m.txt
 [[ "$run_pytest" == 1 ]] || exit $status
 library="$(cd /tmp/elsewhere && "$venv/bin/python" -c \
   'import hardsigmoid_ops; print(hardsigmoid_ops.build_info()["library"])')"
+[[ -n "$library" ]] || { echo "cell.sh: the installed package loaded no library" >&2; exit 1; }
 echo "== pytest, the entry points, against $library"
 paths=()
 for module in "${modules[@]}"; do

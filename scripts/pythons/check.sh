@@ -13,6 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/environment.sh"
 OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"
 PY="$2" TORCH="$3" WHEEL="$(realpath "$4")"
 CELL="$PY-torch$TORCH"
+rm -rf "${OUTDIR:?}/$CELL"  # no earlier run's report read as this one's
 mkdir -p "$OUTDIR/$CELL"
 root="$(root_of "$PY")" || exit 2
 python="$(python_of "$PY")"
