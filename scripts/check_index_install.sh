@@ -44,7 +44,7 @@ mkdir -p "$WORK"
 
 # uv and twine at fixed versions, in a tools environment of their own.
 TOOLS="$WORK/tools-venv"
-tools=(uv==0.13.9 twine==7.0.0)
+tools=("uv==$UV_VERSION" twine==7.0.0)
 if [[ ! -f "$TOOLS/.tools" || "$(cat "$TOOLS/.tools")" != "${tools[*]}" ]]; then
   rm -rf "$TOOLS"
   python3 -m venv "$TOOLS"

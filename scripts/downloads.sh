@@ -13,6 +13,9 @@
 #                                   installing for another processor: --target --only-binary)
 #   as_root COMMAND [ARGS...]       runs it as root, through sudo where this user is not root
 #   debian_packages PACKAGE...      installs those of the Debian packages not installed yet
+#   pinned NAME [FILE]              the version FILE (default: requirements.txt) pins NAME to
+#   UV_VERSION                      the uv the scripts install (check_index_install.sh,
+#                                   pythons/setup.sh)
 #   stamp_matches FILE TEXT         whether FILE holds TEXT's digest (an environment installed
 #   write_stamp FILE TEXT           from that TEXT of requirements), and writes it there
 
@@ -38,6 +41,14 @@ with_retries() {
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
 }
+
+REQUIREMENTS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/requirements.txt"
+pinned() {
+  sed -n "s/^$1==\([^ ]*\).*/\1/p" "${2:-$REQUIREMENTS}"
+}
+
+# shellcheck disable=SC2034 # read by the scripts that source this file
+UV_VERSION=0.13.9
 
 apt_get() {
   with_retries as_root env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 "$@"

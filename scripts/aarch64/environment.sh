@@ -22,12 +22,11 @@ NEWEST="${HARDSIGMOID_OPS_NEWEST_TORCH:-${SUPPORTED_TORCH_RELEASES[-1]}}"
 phase() { echo "== $* (at $SECONDS s)"; }
 
 # The pinned versions, from the files that pin them for x86-64.
-pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/$2"; }
-TORCH="$(pinned torch requirements.txt)"
-EXECUTORCH="$(pinned executorch requirements-executorch.txt)"
+TORCH="$(pinned torch)"
+EXECUTORCH="$(pinned executorch "$ROOT/requirements-executorch.txt")"
 TEST_TOOLS=()
 for tool in pytest pytest-xdist numpy expecttest hypothesis; do
-  TEST_TOOLS+=("$tool==$(pinned "$tool" requirements.txt)")
+  TEST_TOOLS+=("$tool==$(pinned "$tool")")
 done
 
 # The arm64 root: Python 3.11 and the C and C++ runtimes.

@@ -21,7 +21,6 @@ python="$(python_of "$PY")"
 
 # The test tools at the versions requirements.txt pins where they have a wheel for this Python,
 # else the oldest release after the pin that has one (uv's lowest resolution, wheels only).
-pinned() { sed -n "s/^$1==\([^ ]*\).*/\1/p" "$ROOT/requirements.txt"; }
 tools=()
 for tool in numpy pytest pytest-xdist expecttest hypothesis; do tools+=("$tool>=$(pinned "$tool")"); done
 # The tools some modules need and skip without, saying so; each group ("RESOLUTION TOOL...",

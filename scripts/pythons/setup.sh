@@ -48,7 +48,6 @@ done
 # uv from PyPI, at a fixed version, copied into each root: it installs each environment from a
 # cache inside the root, linking the files (torch's CUDA libraries are shared by the environments
 # of one torch release).
-UV_VERSION=0.13.9
 tools="$CACHE/tools-venv"
 if [[ ! -x "$tools/bin/uv" || "$("$tools/bin/uv" --version)" != "uv $UV_VERSION"* ]]; then
   rm -rf "$tools"
