@@ -15,14 +15,43 @@ decomposition table (aten_lowering.py).
     ep.run_decompositions(hardsigmoid_ops.aten_decompositions())   # aten's ops in their place
 
 The ops themselves are the library's; this package adds no kernels.
-"""
 
-import threading
+Threads (with a GIL or without one): the rule for shared state. Every change the package makes to
+state shared across threads is made holding one re-entrant lock (_state.LOCK), and code holding
+it imports nothing, so that it never waits for a thread that is importing (which may be waiting
+for the lock in an on-import callback). The state, and where it changes:
+
+- torch's op registry and loaded libraries: the library's load (_library.load) and everything
+  registered after it (_register_python_parts), as one step: no thread sees the ops registered
+  and not yet recorded as loaded, or not yet bound to the typed functions (functional.bind);
+- the mutating ops' Python kernels (aten_lowering.register) and DTensor's sharding registry
+  (sharding.register), in that step;
+- the compile-fusion switch, torch.compiler.config.cache_key_tag, inductor's decomposition table
+  and its cached copy (compile_fusion.py): set_compile_fusion, the load and the on-import
+  callback change them together;
+- the ONNX exporters' and ExecuTorch's functions wrapped, the jagged table's entries, the
+  kernel library's load (onnx_export.py, executorch_lowering.py, nested_jagged.py): on-import
+  callbacks, run holding the lock, and load_kernel_library;
+- the on-import registry and sys.meta_path (_on_import.py): the registry changes holding the
+  lock; sys.meta_path gets one finder, once, when the package is imported, and the package never
+  takes an entry out (an import in another thread, walking the list, would skip a finder).
+
+On-import callbacks run exactly once, after the module's code has run, whichever thread imports
+it: a module mid-import is never handed to one; the callback runs at the end of that import, in
+the importing thread, before any thread sees the module imported (_on_import.py). Reads need no
+lock: each reads one name whole (the switch, a bound function).
+
+No GIL-only guarantee is relied on: nothing assumes that a few lines of Python run without another
+thread running in between, which a GIL does not promise either (it switches threads every few
+milliseconds; a free-threaded build runs them at once). What a single built-in call on one object
+does (a dict's update, a list's insert) is atomic in both builds.
+"""
 
 import torch
 
 from . import (
     _library,
+    _state,
     aten_lowering,
     compile_fusion,
     executorch_lowering,
@@ -45,20 +74,17 @@ __all__ = ["aten_decompositions", "build_info", "cmake_prefix_path", "compile_fu
 #   cmake -DCMAKE_PREFIX_PATH="$(python -c 'import hardsigmoid_ops, torch;
 #       print(hardsigmoid_ops.cmake_prefix_path + ";" + torch.utils.cmake_prefix_path)')" ...
 cmake_prefix_path = _library.CMAKE_PREFIX_PATH
-
-# One load at a time, with the registrations that follow it. Threads calling load_library at once
-# would otherwise see each other's load half done: the library's ops registered but not yet
-# recorded by torch as loaded (refused as a second copy), or registered but not yet bound
-# (functional.py), or a Python registration made twice. A free-threaded Python runs those
-# threads truly at once; with a GIL they interleave wherever the library's dlopen lets them.
-_LOADING = threading.RLock()
+# sharding.py once imported (where torch has DTensor): imported before the lock is taken.
+_sharding = None
 
 
 def load_library(path=None):
     """Loads the library from `path`, else from where _library.py looks, and registers its DTensor
     sharding. Loading the same library again does nothing. Safe to call from several threads at
-    once: each returns with the ops ready."""
-    with _LOADING:
+    once: each returns with the ops ready (one load at a time, with the registrations that follow
+    it: the package's docstring)."""
+    _import_what_registering_needs()
+    with _state.LOCK:
         if path is None:
             path = _library.configured_path()
             if path is None:
@@ -81,6 +107,16 @@ def build_info():
     return {"library": loaded[0], **_library.build_record(loaded[0])}
 
 
+def _import_what_registering_needs():
+    """The modules the registrations use, imported before the lock is taken (its rule)."""
+    global _sharding
+    # A torch built without distributed support has no DTensor to register with.
+    if torch.distributed.is_available():
+        from . import sharding
+
+        _sharding = sharding
+
+
 def _register_python_parts():
     functional.bind()
     aten_lowering.register()
@@ -88,17 +124,15 @@ def _register_python_parts():
     onnx_export.register()
     executorch_lowering.register()
     nested_jagged.register()
-    # A torch built without distributed support has no DTensor to register with.
-    if torch.distributed.is_available():
-        from . import sharding
-
-        sharding.register()
+    if _sharding is not None:
+        _sharding.register()
 
 
 # On import: keep ops that are already registered (loaded by the program, or linked into it),
 # else load the library if one is configured or found; otherwise load_library(path) does it later.
 if _library.ops_registered():
-    with _LOADING:
+    _import_what_registering_needs()
+    with _state.LOCK:
         _register_python_parts()
 elif _library.configured_path() is not None:
     load_library()

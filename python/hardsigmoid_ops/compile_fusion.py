@@ -23,6 +23,7 @@ import os
 import torch
 
 from . import _on_import, aten_lowering
+from ._state import LOCK
 
 ENV = "HARDSIGMOID_OPS_COMPILE_FUSION"
 _DECOMPOSITION_MODULE = "torch._inductor.decomposition"
@@ -32,7 +33,12 @@ _TAG_PREFIX = "hardsigmoid_ops-compile-fusion-"
 # old ones are not served.
 _ENTRIES_VERSION = 4
 
+# The switch, the tag and inductor's table change together, holding the package's lock
+# (_state.py): a switch turned while a load registers, or while inductor's module is imported,
+# would otherwise leave the tag or the table naming the other state.
 _enabled = os.environ.get(ENV, "1") not in ("0", "false", "False", "off")
+_registered = False
+_on_import.watch(_DECOMPOSITION_MODULE)
 
 
 # Inductor's entries for the mutating ops, applied while fusion is on; made once, so that _apply
@@ -47,16 +53,18 @@ def _entries():
 def _apply(module):
     """Adds or removes the entries in inductor's table to match the switch. Inductor compiles
     with a cached copy of the table (fast_random_decomps), made at its first use: dropped here,
-    so that the next compile copies the table as it now is."""
-    decompositions = module.decompositions
-    for op, decomposition in _entries().items():
+    after the table has changed, so that the next compile copies the table as it now is."""
+    with LOCK:
+        decompositions = module.decompositions
         if _enabled:
-            decompositions[op] = decomposition
-        elif decompositions.get(op) is decomposition:
-            del decompositions[op]
-    cached_copy = getattr(module, "fast_random_decomps", None)
-    if hasattr(cached_copy, "cache_clear"):
-        cached_copy.cache_clear()
+            decompositions.update(_entries())  # one call: a compile copies all or none of them
+        else:
+            for op, decomposition in _entries().items():
+                if decompositions.get(op) is decomposition:
+                    del decompositions[op]
+        cached_copy = getattr(module, "fast_random_decomps", None)
+        if hasattr(cached_copy, "cache_clear"):
+            cached_copy.cache_clear()
 
 
 def _tag_cache_keys():
@@ -69,17 +77,27 @@ def _tag_cache_keys():
 
 def register():
     """Called once the ops exist: applies the switch's state now, or when inductor loads."""
-    _tag_cache_keys()
-    _on_import.when_imported(_DECOMPOSITION_MODULE, _apply)
+    global _registered
+    with LOCK:
+        _registered = True
+        _tag_cache_keys()
+        _on_import.when_imported(_DECOMPOSITION_MODULE, _apply)
 
 
 def set_compile_fusion(enabled):
     """Whether graphs compiled from now on fuse the ops' math into inductor's kernels (True, the
-    default) or call the library's kernels as opaque calls (False)."""
+    default) or call the library's kernels as opaque calls (False). Safe to call from any thread,
+    during a load or a compile: the tag and inductor's table follow the last call."""
     global _enabled
-    _enabled = bool(enabled)
-    if hasattr(torch.ops.hardsigmoid_ops, "hardsigmoid"):
-        register()
+    with LOCK:
+        _enabled = bool(enabled)
+        if not _registered:
+            return  # the load applies it
+        _tag_cache_keys()
+        module = _on_import.imported(_DECOMPOSITION_MODULE)
+        if module is not None:
+            _apply(module)
+        # else inductor's module is not imported, or is mid-import: _apply runs at its end.
 
 
 def compile_fusion_enabled():

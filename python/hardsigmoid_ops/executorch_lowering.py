@@ -30,6 +30,7 @@ import pathlib
 import torch
 
 from . import _library, _on_import, aten_lowering
+from ._state import LOCK
 
 KERNEL_LIBRARY_NAME = "libhardsigmoid_ops_executorch.so"
 _PROGRAM_MODULE = "executorch.exir.program._program"
@@ -38,7 +39,9 @@ _PROGRAM_MODULE = "executorch.exir.program._program"
 _RUNTIME_MODULE = "executorch.extension.pybindings.portable_lib"
 _WRAPPED = "_hardsigmoid_ops_wrapped"
 _MUTATING = aten_lowering.mutating_entries(lambda: True, keep_ours=True)
-_loaded = []
+_loaded = []  # the kernel library's path, once loaded (changed holding the package's lock)
+_on_import.watch(_PROGRAM_MODULE)
+_on_import.watch(_RUNTIME_MODULE)
 
 
 def executorch_decompositions():
@@ -69,15 +72,21 @@ def kernel_library_path():
 
 def load_kernel_library(path=None):
     """Loads the ExecuTorch kernel library (`path`, else kernel_library_path()) once, registering
-    its kernels with ExecuTorch's runtime; returns its path, or None where there is none."""
-    if _loaded:
+    its kernels with ExecuTorch's runtime; returns its path, or None where there is none. Safe
+    from several threads at once: one loads, the others return its path."""
+    with LOCK:
+        if _loaded:
+            return _loaded[0]
+        path = path or kernel_library_path()
+        if path is None:
+            return None
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        _loaded.append(pathlib.Path(path))
         return _loaded[0]
-    path = path or kernel_library_path()
-    if path is None:
-        return None
-    ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-    _loaded.append(pathlib.Path(path))
-    return _loaded[0]
+
+
+def _load_kernel_library_into(_runtime_module):
+    load_kernel_library()
 
 
 def _with_the_ops_entries(create):
@@ -105,4 +114,4 @@ def register():
     """Called once the ops exist: extends to_edge's table, and loads the kernel library, when
     torch imports each module."""
     _on_import.when_imported(_PROGRAM_MODULE, _extend_to_edge)
-    _on_import.when_imported(_RUNTIME_MODULE, lambda module: load_kernel_library())
+    _on_import.when_imported(_RUNTIME_MODULE, _load_kernel_library_into)

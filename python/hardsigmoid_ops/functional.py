@@ -28,7 +28,11 @@ def _not_loaded(*args, **kwargs):
         "HARDSIGMOID_OPS_LIBRARY before importing hardsigmoid_ops")
 
 
+# Bound by bind(), holding the package's lock, once; read without it (a name's value is read
+# whole): a call made before the load has returned may still find _not_loaded.
 _hardsigmoid = _hardsigmoid_ = _hardsigmoid_out = _hardsigmoid_backward = _not_loaded
+_DYNAMO = "torch._dynamo"
+_on_import.watch(_DYNAMO)
 
 
 def _direct(overload):
@@ -45,7 +49,7 @@ def _direct(overload):
         def traced(*args, **kwargs):
             return overload(*args, **kwargs)
 
-    _on_import.when_imported("torch._dynamo", substitute)
+    _on_import.when_imported(_DYNAMO, substitute)
     return direct
 
 

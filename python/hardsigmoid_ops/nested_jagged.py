@@ -19,6 +19,7 @@ from . import _on_import
 
 # The module that holds the jagged table: torch imports it with the first jagged nested tensor.
 _TABLE_MODULE = "torch.nested._internal.ops"
+_on_import.watch(_TABLE_MODULE)
 
 
 def _inplace(op, self):

@@ -31,6 +31,8 @@ from . import _on_import, aten_lowering
 _DECOMP_MODULE = "torch.onnx._internal.exporter._decomp"
 _TORCHSCRIPT_MODULE = "torch.onnx._internal.torchscript_exporter.utils"
 _WRAPPED = "_hardsigmoid_ops_wrapped"
+_on_import.watch(_DECOMP_MODULE)
+_on_import.watch(_TORCHSCRIPT_MODULE)
 # Each op's aten op, as the TorchScript graph holds it: (inputs) -> the tensor written or made.
 _ATENS_IN_GRAPHS = {
     "hardsigmoid_ops::hardsigmoid": "aten::hardsigmoid",

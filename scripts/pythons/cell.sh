@@ -4,31 +4,51 @@
 # environment (made once), the wheel installed beside its torch, the checks, pytest.
 #   bash /src/scripts/pythons/cell.sh PYTHON TORCH WHEEL_NAME RUN_PYTEST TOOLS MODULES [GROUP...]
 #     (TOOLS, MODULES and each GROUP of optional tools: one word list each)
+#   CELL_VENVS, CELL_OUT, CELL_DIST: the environments' folder (/opt/venvs), the log folder (/out)
+#   and the wheel's (/dist), for a test of this script outside a root
 set -uo pipefail
-py="$1" torch="$2" wheel="/dist/$3" run_pytest="$4"
+VENVS="${CELL_VENVS:-/opt/venvs}" OUT="${CELL_OUT:-/out}"
+py="$1" torch="$2" wheel="${CELL_DIST:-/dist}/$3" run_pytest="$4"
 read -ra tools <<<"$5"
 read -ra modules <<<"$6"
 shift 6
 groups=("$@")
-venv="/opt/venvs/$(basename "$py")-torch$torch"
-stamp="$torch ${tools[*]} ${groups[*]}"
-if [[ ! -f "$venv/.ready" || "$(cat "$venv/.ready")" != "$stamp" ]]; then
-  echo "== the environment: torch $torch and the test tools"
+venv="$VENVS/$(basename "$py")-torch$torch"
+# The environment in two layers, each made once and stamped when complete: torch alone (all the
+# wheel's check and `python -m` use), then, for pytest only, the test tools and the optional
+# groups. A layer whose install failed is not stamped, and is made again by the next run.
+if [[ "$(cat "$venv/.torch-ready" 2>/dev/null)" != "$torch" ]]; then
+  echo "== the environment: torch $torch"
   rm -rf "$venv"
   uv venv -q --seed --python "$py" "$venv" || exit 1
+  uv pip install -q --python "$venv/bin/python" --only-binary :all: "torch==$torch" || exit 1
+  echo "$torch" >"$venv/.torch-ready"
+fi
+tools_stamp="${tools[*]} | ${groups[*]}"
+if [[ "$run_pytest" == 1 && "$(cat "$venv/.tools-ready" 2>/dev/null)" != "$tools_stamp" ]]; then
+  echo "== the test tools, beside torch $torch"
+  # torch is named with every install, so that nothing moves it.
   uv pip install -q --python "$venv/bin/python" --only-binary :all: --resolution lowest-direct \
     "torch==$torch" "${tools[@]}" || exit 1
   # A group with no wheels for this Python is left out: the modules that need it skip, saying so.
-  # torch is named again, so that no group moves it.
+  # Any other failure (a download cut off, an index that did not answer) fails the cell, unstamped.
   for group in "${groups[@]}"; do
     read -ra group_tools <<<"$group"
-    uv pip install -q --python "$venv/bin/python" --only-binary :all: \
+    if ! uv pip install -q --python "$venv/bin/python" --only-binary :all: \
       --resolution "${group_tools[0]}" "torch==$torch" "${group_tools[@]:1}" \
-      >/out/optional-install.log 2>&1 ||
-      echo "   not installed for this Python: ${group_tools[*]:1}:" \
-        "$(grep -m1 -iE "no (wheels|solution)|error" /out/optional-install.log)"
+      >"$OUT"/optional-install.log 2>&1; then
+      if grep -qiE "has no wheels with a matching|no wheels (are )?available" \
+        "$OUT"/optional-install.log; then
+        echo "   not installed for this Python: ${group_tools[*]:1}:" \
+          "$(grep -m1 -iE "has no wheels|no wheels" "$OUT"/optional-install.log)"
+      else
+        echo "cell.sh: installing ${group_tools[*]:1} failed, not for want of wheels:" >&2
+        tail -20 "$OUT"/optional-install.log >&2
+        exit 1
+      fi
+    fi
   done
-  echo "$stamp" >"$venv/.ready"
+  echo "$tools_stamp" >"$venv/.tools-ready"
 fi
 installed="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')"
 [[ "$installed" == "$torch" ]] ||
@@ -39,22 +59,24 @@ freeze() {
     grep -viE "^(hardsigmoid.ops|pip|setuptools|wheel)[= ]" || true
 }
 uv pip uninstall -q --python "$venv/bin/python" hardsigmoid_ops 2>/dev/null
-freeze >/out/freeze-before.txt
+freeze >"$OUT"/freeze-before.txt
 echo "== the wheel, installed beside torch $torch"
 uv pip install -q --python "$venv/bin/python" "$wheel" || exit 1
-freeze >/out/freeze-after.txt
-if cmp -s /out/freeze-before.txt /out/freeze-after.txt; then
-  echo "   pip freeze unchanged but for the package ($(wc -l </out/freeze-after.txt) lines)"
+freeze >"$OUT"/freeze-after.txt
+if cmp -s "$OUT"/freeze-before.txt "$OUT"/freeze-after.txt; then
+  echo "   pip freeze unchanged but for the package ($(wc -l <"$OUT"/freeze-after.txt) lines)"
 else
-  echo "   FAILED: pip freeze changed"; diff /out/freeze-before.txt /out/freeze-after.txt; status=1
+  echo "   FAILED: pip freeze changed"
+  diff "$OUT"/freeze-before.txt "$OUT"/freeze-after.txt
+  status=1
 fi
 echo "== check_wheel.py"
 mkdir -p /tmp/elsewhere && cp /src/scripts/check_wheel.py /tmp/elsewhere/
-(cd /tmp/elsewhere && "$venv/bin/python" check_wheel.py >/out/check-wheel.json) || status=1
-grep -E "\"(torch|library|comparisons_equal_to_aten)\"" /out/check-wheel.json
+(cd /tmp/elsewhere && "$venv/bin/python" check_wheel.py >"$OUT"/check-wheel.json) || status=1
+grep -E "\"(torch|library|comparisons_equal_to_aten)\"" "$OUT"/check-wheel.json
 echo "== python -m hardsigmoid_ops"
-(cd /tmp/elsewhere && "$venv/bin/python" -m hardsigmoid_ops) >/out/python-m.txt 2>&1 || status=1
-tail -4 /out/python-m.txt
+(cd /tmp/elsewhere && "$venv/bin/python" -m hardsigmoid_ops) >"$OUT"/python-m.txt 2>&1 || status=1
+tail -4 "$OUT"/python-m.txt
 [[ "$run_pytest" == 1 ]] || exit $status
 library="$(cd /tmp/elsewhere && "$venv/bin/python" -c \
   'import hardsigmoid_ops; print(hardsigmoid_ops.build_info()["library"])')"
@@ -68,6 +90,6 @@ done
 # The installed package, not the source tree's: pytest.ini's pythonpath without python/.
 (cd /src && HARDSIGMOID_OPS_LIBRARY="$library" "$venv/bin/python" -m pytest \
   -o pythonpath=benchmarks -p no:cacheprovider -q -rfEs -n "$(nproc)" --dist worksteal \
-  --junitxml=/out/pytest.xml "${paths[@]}") >/out/pytest.log 2>&1 || status=1
-tail -1 /out/pytest.log
+  --junitxml="$OUT"/pytest.xml "${paths[@]}") >"$OUT"/pytest.log 2>&1 || status=1
+tail -1 "$OUT"/pytest.log
 exit $status

@@ -1,0 +1,448 @@
+"""Run as a program by test_package_races.py, in a fresh Python: one race of the package's shared
+state, made to happen by pauses held open at its window while other threads act, the GIL (where
+there is one) switching every microsecond. Prints one JSON object: the trials, the failures (each
+a short description), and counts showing that each window was reached.
+
+    python -m hardsigmoid_testing.package_races SCENARIO SEED TRIALS [LIBRARY]
+
+Scenarios:
+  on_import     8 threads ask _on_import.when_imported for one callback (and one of their own) on a
+                fresh module, 2 before a ninth thread's import starts, 2 while its loader creates
+                the module (found, not yet in sys.modules), 2 while its code runs (in sys.modules,
+                half done), 2 after; each callback must run exactly once, on the whole module, and
+                have run when when_imported returns if the module is whole by then.
+  meta_path     a thread's import paused in the middle of sys.meta_path (at a finder just before
+                PathFinder) while another thread's when_imported callback fires: the paused import
+                must still reach PathFinder (an entry removed before its place makes it skip one).
+  fusion_tag    load_library in one thread, paused as it writes inductor's cache-key tag, while
+  fusion_table  another turns compile fusion off (or paused as it changes inductor's
+                decomposition table): afterwards the tag and the table must both name the switch's
+                state.
+  inductor_mid_import  load_library while another thread's import of inductor's decomposition
+                module is paused half way (before its table exists): the load must succeed and
+                the table hold the ops' entries once the import completes.
+"""
+
+import _imp
+import importlib
+import importlib.abc
+import importlib.machinery
+import json
+import pathlib
+import random
+import sys
+import tempfile
+import threading
+import time
+
+# Every wait is bounded: a fixed package serializes what the old one raced, so a pause that waits
+# for the other thread to act may wait for it in vain (the other thread waits for the lock).
+PAUSE_S = 0.3
+JOIN_S = 60
+
+
+def switch_often():
+    sys.setswitchinterval(1e-6)
+
+
+def settle(rng):
+    """A short random delay: the seeds vary the interleavings inside each window."""
+    time.sleep(rng.random() * 2e-4)
+
+
+# --- on_import -------------------------------------------------------------------------------
+
+PREFIX = "hardsigmoid_races_fresh_"
+
+
+class PhasedLoader(importlib.abc.Loader):
+    """Creates and runs a fresh module, pausing at each of the import's two windows until the
+    threads of that phase have asked (or PAUSE_S has passed)."""
+
+    def __init__(self, trial):
+        self.trial = trial
+
+    def create_module(self, spec):
+        self.trial.reached["creating"].set()
+        self.trial.asked["creating"].wait(PAUSE_S)
+        return None
+
+    def exec_module(self, module):
+        self.trial.reached["executing"].set()
+        self.trial.asked["executing"].wait(PAUSE_S)
+        module.WHOLE = True
+
+
+class FreshModules(importlib.abc.MetaPathFinder):
+    """Finds the trials' fresh modules (last in sys.meta_path, as a real module's finder is)."""
+
+    trials = {}
+
+    def find_spec(self, name, path, target=None):
+        trial = self.trials.get(name)
+        if trial is None:
+            return None
+        return importlib.machinery.ModuleSpec(name, PhasedLoader(trial))
+
+
+PHASES = ("before", "creating", "executing", "after")
+
+
+class Trial:
+    def __init__(self, name):
+        self.name = name
+        self.reached = {phase: threading.Event() for phase in PHASES}
+        self.asked = {phase: threading.Event() for phase in PHASES}
+        self.runs = {}  # callback label -> [whether the module was whole, ...]
+        self.lock = threading.Lock()
+        self.failures = []
+
+    def callback(self, label):
+        def called(module):
+            with self.lock:
+                self.runs.setdefault(label, []).append(getattr(module, "WHOLE", False))
+        return called
+
+    def whole(self):
+        module = sys.modules.get(self.name)
+        spec = getattr(module, "__spec__", None)
+        return module is not None and not getattr(spec, "_initializing", False)
+
+
+def on_import_trial(when_imported, index, rng):
+    trial = Trial(f"{PREFIX}{index}")
+    FreshModules.trials[trial.name] = trial
+    shared = trial.callback("shared")
+    # Who asks in which phase: two threads each, released together.
+    phases = [phase for phase in PHASES for _ in range(2)]
+    rng.shuffle(phases)
+    barriers = {phase: threading.Barrier(2, timeout=JOIN_S) for phase in PHASES}
+    asked_count = {phase: 0 for phase in PHASES}
+
+    def asker(i, phase):
+        if phase != "before":
+            trial.reached[phase].wait(JOIN_S)
+        barriers[phase].wait()
+        settle(rng)
+        own = trial.callback(f"thread {i}")
+        when_imported(trial.name, shared)
+        when_imported(trial.name, own)
+        if trial.whole():
+            with trial.lock:
+                for label in ("shared", f"thread {i}"):
+                    if not trial.runs.get(label):
+                        trial.failures.append(f"{label}: not run when when_imported returned on "
+                                              f"the whole module ({phase})")
+        with trial.lock:
+            asked_count[phase] += 1
+            if asked_count[phase] == 2:
+                trial.asked[phase].set()
+
+    def importer():
+        trial.asked["before"].wait(JOIN_S)
+        importlib.import_module(trial.name)
+        trial.reached["after"].set()
+
+    threads = [threading.Thread(target=asker, args=(i, phase)) for i, phase in enumerate(phases)]
+    threads.append(threading.Thread(target=importer))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(JOIN_S)
+    labels = ["shared", *(f"thread {i}" for i in range(len(phases)))]
+    for label in labels:
+        runs = trial.runs.get(label, [])
+        if not runs:
+            trial.failures.append(f"{label}: lost")
+        elif len(runs) > 1:
+            trial.failures.append(f"{label}: ran {len(runs)} times")
+        if not all(runs):
+            trial.failures.append(f"{label}: ran on the module before its code had run")
+    reached = all(trial.reached[phase].is_set() for phase in PHASES[1:])
+    return trial.failures, reached
+
+
+def on_import(seed, trials, _library):
+    from hardsigmoid_ops import _on_import
+
+    sys.meta_path.append(FreshModules())
+    rng = random.Random(seed)
+    switch_often()
+    failures, kinds, reached = [], {}, 0
+    for index in range(trials):
+        found, whole_windows = on_import_trial(_on_import.when_imported, f"{seed}_{index}", rng)
+        reached += whole_windows
+        if found:
+            failures.append(f"trial {index}: {'; '.join(found)}")
+        for failure in found:
+            kind = failure.split(": ", 1)[1].split(" (")[0]
+            kind = "ran more than once" if kind.startswith("ran ") and "times" in kind else kind
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return {"failures": failures, "failure_kinds": kinds, "failed_trials": len(failures),
+            "windows_reached": reached}
+
+
+# --- meta_path -------------------------------------------------------------------------------
+
+class PauseBeforePathFinder(importlib.abc.MetaPathFinder):
+    """Stands just before PathFinder: pauses the paused thread's search for its module there, as
+    if the thread were stopped right after this finder returned. Python asks each finder under its
+    global import lock and lets it go between two finders, where another thread may run; so the
+    pause lets the lock go as it begins and takes it again as it ends."""
+
+    def __init__(self):
+        self.name = None
+        self.paused, self.release = threading.Event(), threading.Event()
+
+    def find_spec(self, name, path, target=None):
+        if name == self.name:
+            self.name = None
+            held = _imp.lock_held()
+            if held:
+                _imp.release_lock()
+            self.paused.set()
+            self.release.wait(PAUSE_S * 3)
+            if held:
+                _imp.acquire_lock()
+        return None
+
+
+def meta_path(seed, trials, _library):
+    from hardsigmoid_ops import _on_import
+
+    sys.meta_path.append(FreshModules())
+    directory = pathlib.Path(tempfile.mkdtemp())
+    sys.path.insert(0, str(directory))
+    pause = PauseBeforePathFinder()
+    sys.meta_path.insert(sys.meta_path.index(importlib.machinery.PathFinder), pause)
+    rng = random.Random(seed)
+    switch_often()
+    failures, reached = [], 0
+    for index in range(trials):
+        real = f"hardsigmoid_races_real_{seed}_{index}"
+        (directory / f"{real}.py").write_text("VALUE = 1\n")
+        importlib.invalidate_caches()
+        trial = Trial(f"{PREFIX}meta_{seed}_{index}")
+        trial.asked["creating"].set()
+        trial.asked["executing"].set()
+        FreshModules.trials[trial.name] = trial
+        _on_import.when_imported(trial.name, trial.callback("hook"))
+        pause.name, outcome = real, []
+        pause.paused.clear()
+        pause.release.clear()
+
+        def paused_import(real=real, outcome=outcome):
+            try:
+                outcome.append(importlib.import_module(real).VALUE)
+            except ImportError as error:
+                outcome.append(error)
+
+        thread = threading.Thread(target=paused_import)
+        thread.start()
+        reached += pause.paused.wait(JOIN_S)
+        settle(rng)
+        importlib.import_module(trial.name)  # its callback fires while the other import waits
+        pause.release.set()
+        thread.join(JOIN_S)
+        if outcome != [1]:
+            failures.append(f"trial {index}: importing {real}: {outcome[0]!r}")
+        if len(trial.runs.get("hook", [])) != 1:
+            failures.append(f"trial {index}: the callback ran {len(trial.runs.get('hook', []))} "
+                            "times")
+    return {"failures": failures, "failed_trials": len(failures), "windows_reached": reached}
+
+
+# --- the package's own registrations ---------------------------------------------------------
+
+def ops_entries_in(decompositions):
+    import torch
+
+    ops = torch.ops.hardsigmoid_ops
+    return sum(op in decompositions for op in (ops.hardsigmoid.default, ops.hardsigmoid_.default,
+                                               ops.hardsigmoid_out.default,
+                                               ops.hardsigmoid_backward.default))
+
+
+class PauseOnce:
+    """Pauses the loading thread the first time it reaches the window, until the other thread has
+    done what it races with (or PAUSE_S has passed)."""
+
+    def __init__(self):
+        self.loader = None
+        self.reached, self.other_done = threading.Event(), threading.Event()
+
+    def __call__(self):
+        if threading.current_thread() is self.loader and not self.reached.is_set():
+            self.reached.set()
+            self.other_done.wait(PAUSE_S)
+
+
+class PausingConfig:
+    """torch.compiler.config as the package sees it, pausing before the cache-key tag is written."""
+
+    def __init__(self, real, pause):
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_pause", pause)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def __setattr__(self, name, value):
+        if name == "cache_key_tag":
+            self._pause()
+        setattr(self._real, name, value)
+
+
+class PausingTable(dict):
+    """Inductor's decomposition table, pausing before any change made to it."""
+
+    pause = None
+
+    def _paused(method):  # noqa: N805 -- a decorator of the class body
+        def changed(self, *args, **kwargs):
+            type(self).pause()
+            return getattr(dict, method.__name__)(self, *args, **kwargs)
+        return changed
+
+    @_paused
+    def __setitem__(self, *args): ...
+
+    @_paused
+    def __delitem__(self, *args): ...
+
+    @_paused
+    def update(self, *args, **kwargs): ...
+
+    @_paused
+    def pop(self, *args): ...
+
+
+def fusion(window):
+    def scenario(seed, trials, library):
+        import torch
+        import torch._inductor.decomposition as inductor
+
+        import hardsigmoid_ops
+
+        pause = PauseOnce()
+        if window == "tag":
+            torch.compiler.config = PausingConfig(torch.compiler.config, pause)
+        else:
+            PausingTable.pause = pause
+            inductor.decompositions = PausingTable(inductor.decompositions)
+        rng = random.Random(seed)
+        switch_often()
+        errors = []
+
+        def load():
+            try:
+                hardsigmoid_ops.load_library(library)
+            except Exception as error:  # noqa: BLE001 -- reported
+                errors.append(f"load_library: {error!r}")
+
+        def switch_off():
+            pause.reached.wait(JOIN_S)
+            settle(rng)
+            hardsigmoid_ops.set_compile_fusion(False)
+            pause.other_done.set()
+
+        loader = threading.Thread(target=load)
+        pause.loader = loader
+        threads = [loader, threading.Thread(target=switch_off)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(JOIN_S)
+        enabled = hardsigmoid_ops.compile_fusion_enabled()
+        tag = torch.compiler.config.cache_key_tag
+        entries = ops_entries_in(inductor.decompositions)
+        failures = list(errors)
+        if ("-off" in tag) == enabled or "hardsigmoid_ops-compile-fusion-" not in tag:
+            failures.append(f"fusion {'on' if enabled else 'off'}, cache-key tag {tag!r}")
+        if entries != (4 if enabled else 0):
+            failures.append(f"fusion {'on' if enabled else 'off'}, {entries} of the 4 ops' "
+                            "entries in inductor's table")
+        return {"failures": failures, "failed_trials": int(bool(failures)),
+                "windows_reached": int(pause.reached.is_set())}
+
+    return scenario
+
+
+class PauseInductorsImport(importlib.abc.MetaPathFinder):
+    """Pauses the importing thread when inductor's decomposition module imports inductor_prims,
+    before the module's table exists, until the load is done (or PAUSE_S * 10 has passed)."""
+
+    NAME = "torch._inductor.inductor_prims"
+
+    def __init__(self):
+        self.reached, self.loaded = threading.Event(), threading.Event()
+        self.half_imported = False
+
+    def find_spec(self, name, path, target=None):
+        if name == self.NAME and not self.reached.is_set():
+            self.half_imported = "torch._inductor.decomposition" in sys.modules
+            self.reached.set()
+            self.loaded.wait(PAUSE_S * 10)
+        return None
+
+
+def inductor_mid_import(seed, trials, library):
+    import torch
+
+    import hardsigmoid_ops
+
+    assert "torch._inductor.decomposition" not in sys.modules
+    pause = PauseInductorsImport()
+    sys.meta_path.insert(0, pause)
+    rng = random.Random(seed)
+    switch_often()
+    errors = []
+
+    def import_inductor():
+        import torch._inductor.decomposition  # noqa: F401
+
+    def load():
+        pause.reached.wait(JOIN_S)
+        settle(rng)
+        try:
+            hardsigmoid_ops.load_library(library)
+        except Exception as error:  # noqa: BLE001 -- reported
+            errors.append(f"load_library: {error!r}")
+        pause.loaded.set()
+
+    threads = [threading.Thread(target=import_inductor), threading.Thread(target=load)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(JOIN_S)
+    failures = list(errors)
+    from torch._inductor.decomposition import decompositions
+
+    entries = ops_entries_in(decompositions)
+    if entries != 4:
+        failures.append(f"{entries} of the 4 ops' entries in inductor's table after its import")
+    del torch
+    return {"failures": failures, "failed_trials": int(bool(failures)),
+            "windows_reached": int(pause.reached.is_set()),
+            "half_imported_at_the_pause": pause.half_imported}
+
+
+SCENARIOS = {
+    "on_import": on_import,
+    "meta_path": meta_path,
+    "fusion_tag": fusion("tag"),
+    "fusion_table": fusion("table"),
+    "inductor_mid_import": inductor_mid_import,
+}
+
+
+def main():
+    scenario, seed, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    library = sys.argv[4] if len(sys.argv) > 4 else None
+    report = SCENARIOS[scenario](seed, trials, library)
+    report.update(scenario=scenario, seed=seed, trials=trials)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

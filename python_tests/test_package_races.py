@@ -1,0 +1,69 @@
+"""The races of the package's shared state (the package's docstring gives its rule), each made to
+happen: pauses held open at the race's window while other threads act, threads released together,
+the GIL switching every microsecond (hardsigmoid_testing/package_races.py, run in a fresh Python
+with the package's Python files alone, so that its first load happens in the race). Each scenario
+also reports that its window was reached: a race never set up proves nothing."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from hardsigmoid_testing.config import LIBRARY, SEED, copy_package_without_library
+
+TESTING = pathlib.Path(__file__).resolve().parent
+
+
+def run_race(scenario, seed, trials, tmp_path):
+    copy = tmp_path / "site" / "hardsigmoid_ops"
+    copy_package_without_library(copy)
+    env = {k: v for k, v in os.environ.items() if k != "HARDSIGMOID_OPS_LIBRARY"}
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTING), str(copy.parent)])
+    result = subprocess.run(
+        [sys.executable, "-m", "hardsigmoid_testing.package_races", scenario, str(seed),
+         str(trials), str(LIBRARY)], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    report = json.loads(result.stdout.splitlines()[-1])
+    print(json.dumps({k: v for k, v in report.items() if k != "failures"}))
+    assert report["windows_reached"] == trials, f"the race was not set up: {report}"
+    assert not report["failures"], "\n".join(report["failures"][:20])
+    return report
+
+
+ON_IMPORT_TRIALS = 40
+
+
+def test_on_import_callbacks_run_once_on_the_whole_module(tmp_path):
+    """8 threads ask for one callback (and one each of their own) on a fresh module, 2 before a
+    ninth thread imports it, 2 while it is found but not yet in sys.modules, 2 while its code runs,
+    2 after: each callback runs exactly once, never on the half-run module, and has run by the time
+    when_imported returns on the whole module."""
+    run_race("on_import", SEED, ON_IMPORT_TRIALS, tmp_path)
+
+
+def test_a_firing_callback_leaves_other_imports_their_finders(tmp_path):
+    """An import paused in the middle of sys.meta_path, while a callback fires for another module,
+    must still reach PathFinder: the package never takes an entry out of sys.meta_path, which
+    would make the paused search skip one."""
+    run_race("meta_path", SEED, ON_IMPORT_TRIALS, tmp_path)
+
+
+@pytest.mark.parametrize("window", ["tag", "table"])
+@pytest.mark.parametrize("attempt", range(2))
+def test_compile_fusion_switched_during_the_load(window, attempt, tmp_path):
+    """set_compile_fusion(False) while load_library is paused writing inductor's cache-key tag, or
+    changing inductor's decomposition table: both must name the switch's final state (a wrong tag
+    serves a graph compiled in one state from the disk cache in the other)."""
+    run_race(f"fusion_{window}", SEED + attempt, 1, tmp_path)
+
+
+@pytest.mark.parametrize("attempt", range(2))
+def test_load_while_inductor_is_half_imported(attempt, tmp_path):
+    """load_library while another thread's import of inductor's decomposition module is paused
+    before its table exists: the load succeeds, and the table holds the ops' entries once the
+    import completes (not an AttributeError, not a table left without them)."""
+    report = run_race("inductor_mid_import", SEED + attempt, 1, tmp_path)
+    assert report["half_imported_at_the_pause"], "the pause came before the module was importing"
