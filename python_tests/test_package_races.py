@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from hardsigmoid_testing.config import LIBRARY, SEED, copy_package_without_library
+from hardsigmoid_testing.config import LIBRARY, copy_package_without_library
 
 TESTING = pathlib.Path(__file__).resolve().parent
 
@@ -36,34 +36,43 @@ def run_race(scenario, seed, trials, tmp_path):
 ON_IMPORT_TRIALS = 40
 
 
-def test_on_import_callbacks_run_once_on_the_whole_module(tmp_path):
+def test_on_import_callbacks_run_once_on_the_whole_module(tmp_path, seed):
     """8 threads ask for one callback (and one each of their own) on a fresh module, 2 before a
     ninth thread imports it, 2 while it is found but not yet in sys.modules, 2 while its code runs,
     2 after: each callback runs exactly once, never on the half-run module, and has run by the time
     when_imported returns on the whole module."""
-    run_race("on_import", SEED, ON_IMPORT_TRIALS, tmp_path)
+    run_race("on_import", seed, ON_IMPORT_TRIALS, tmp_path)
 
 
-def test_a_firing_callback_leaves_other_imports_their_finders(tmp_path):
+def test_a_firing_callback_leaves_other_imports_their_finders(tmp_path, seed):
     """An import paused in the middle of sys.meta_path, while a callback fires for another module,
     must still reach PathFinder: the package never takes an entry out of sys.meta_path, which
     would make the paused search skip one."""
-    run_race("meta_path", SEED, ON_IMPORT_TRIALS, tmp_path)
+    run_race("meta_path", seed, ON_IMPORT_TRIALS, tmp_path)
 
 
 @pytest.mark.parametrize("window", ["tag", "table"])
 @pytest.mark.parametrize("attempt", range(2))
-def test_compile_fusion_switched_during_the_load(window, attempt, tmp_path):
+def test_compile_fusion_switched_during_the_load(window, attempt, tmp_path, seed):
     """set_compile_fusion(False) while load_library is paused writing inductor's cache-key tag, or
     changing inductor's decomposition table: both must name the switch's final state (a wrong tag
     serves a graph compiled in one state from the disk cache in the other)."""
-    run_race(f"fusion_{window}", SEED + attempt, 1, tmp_path)
+    run_race(f"fusion_{window}", seed + attempt, 1, tmp_path)
 
 
 @pytest.mark.parametrize("attempt", range(2))
-def test_load_while_inductor_is_half_imported(attempt, tmp_path):
+def test_load_while_inductor_is_half_imported(attempt, tmp_path, seed):
     """load_library while another thread's import of inductor's decomposition module is paused
     before its table exists: the load succeeds, and the table holds the ops' entries once the
     import completes (not an AttributeError, not a table left without them)."""
-    report = run_race("inductor_mid_import", SEED + attempt, 1, tmp_path)
+    report = run_race("inductor_mid_import", seed + attempt, 1, tmp_path)
     assert report["half_imported_at_the_pause"], "the pause came before the module was importing"
+
+
+def test_nothing_is_imported_holding_the_lock(tmp_path, seed):
+    """The rule that keeps the lock from deadlocking with an import: a thread that holds it never
+    imports (an importing thread may be waiting for it in a callback). The load, the callbacks of
+    every watched module (the ones importable here: 5 or more) and the switch, with every import
+    looked for while the lock is held recorded."""
+    report = run_race("imports_under_the_lock", seed, 1, tmp_path)
+    print(report["imported"], report["unavailable"])

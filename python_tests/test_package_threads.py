@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from hardsigmoid_testing.config import LIBRARY, SEED, copy_package_without_library, package_parent
+from hardsigmoid_testing.config import LIBRARY, copy_package_without_library, package_parent
 
 TESTING = pathlib.Path(__file__).resolve().parent
 ROUNDS = 3
@@ -42,12 +42,12 @@ def run_threads(mode, seed, pythonpath):
     return report
 
 
-def test_threads_import_the_package_and_call_every_op_at_once():
-    run_threads("import", SEED, [str(package_parent())])
+def test_threads_import_the_package_and_call_every_op_at_once(seed):
+    run_threads("import", seed, [str(package_parent())])
 
 
 @pytest.mark.parametrize("attempt", range(4))
-def test_threads_load_the_library_at_once(tmp_path, attempt):
+def test_threads_load_the_library_at_once(tmp_path, attempt, seed):
     """The package imported with no library to find (a copy of its Python files alone), then 8
     threads calling load_library(path) at once: each must return with the ops ready, none may
     see a half-done load (the ops registered but not yet recorded as loaded, and so refused as a
@@ -56,7 +56,7 @@ def test_threads_load_the_library_at_once(tmp_path, attempt):
     the rest is still a matter of timing."""
     copy = tmp_path / "site" / "hardsigmoid_ops"
     copy_package_without_library(copy)
-    report = run_threads("load", SEED + attempt, [str(copy.parent)])
+    report = run_threads("load", seed + attempt, [str(copy.parent)])
     # The race was set up: nothing registered before the threads, and the load paused mid-way.
     assert not report["registered_before_the_threads"]
     assert report["paused_loads"] >= 1

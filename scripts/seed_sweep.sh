@@ -27,6 +27,9 @@
 #   pytest-slow the modules that compile, export or start processes per test, and the other
 #               modules' tests that do, under SLOW_SEEDS seeds (default 5);
 #   pytest-large the tests of several GiB (pytest's 'large' mark), under LARGE_SEEDS seeds;
+#   threads     the package under racing threads (test_package_threads, test_package_races: fresh
+#               Pythons, the GIL switching every microsecond, the races' windows held open), under
+#               THREADS_SEEDS seeds (default 50: some 35 s a seed on two cores);
 #   formulas    scripts/tools/quantized_formula_agreement.py: how often aten's two quantized
 #               formulas disagree on a draw, under each capability (FORMULA_DRAWS, default 20000).
 # SWEEP_PARTS="cpp pytest" runs only the parts named. Expects the build of scripts/run_tests.sh
@@ -42,9 +45,11 @@ LARGE_SEEDS="${LARGE_SEEDS:-3}"
 SLOW_SEEDS="${SLOW_SEEDS:-5}"
 VALUES_SEEDS="${VALUES_SEEDS:-50}"
 CAPABILITY_SEEDS="${CAPABILITY_SEEDS:-40}"
+THREADS_SEEDS="${THREADS_SEEDS:-50}"
 SHARDS="${SWEEP_SHARDS:-$(nproc)}"
 FORMULA_DRAWS="${FORMULA_DRAWS:-20000}"
-ALL_PARTS="cpp cpp-avx2 cpp-default cpp-large pytest pytest-values pytest-slow pytest-large formulas"
+ALL_PARTS="cpp cpp-avx2 cpp-default cpp-large pytest pytest-values pytest-slow pytest-large"
+ALL_PARTS+=" threads formulas"
 PARTS="${SWEEP_PARTS:-$ALL_PARTS}"
 TESTS="$BUILD_DIR/cpp_tests/hardsigmoid_ops_tests"
 mkdir -p "$SWEEP_DIR"
@@ -58,6 +63,8 @@ SLOW_MODULES=(test_aten_decompositions.py test_compile.py test_compile_fusion.py
   test_deterministic_compilation.py test_dtensor.py test_dtensor_compile.py test_export.py
   test_models.py test_quantized_models.py test_onnx_export.py test_executorch.py
   test_valid_edge_cases.py test_fresh_pages.py)
+# The modules of the package under threads: the threads part alone runs them.
+THREADS_MODULES=(test_package_threads.py test_package_races.py)
 # The modules whose draws are values compared with aten's at the large size, and nothing else.
 VALUES_MODULES=(test_matches_aten.py test_opcheck.py test_thread_split.py)
 # The modules with no random draw (paths, builds, documents, the package's files, subprocesses).
@@ -163,7 +170,7 @@ modules_but() {
 if wants pytest; then
   phase "pytest: the modules that draw, $SEEDS seeds"
   mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${VALUES_MODULES[@]}" \
-    "${UNDRAWN_MODULES[@]}")
+    "${UNDRAWN_MODULES[@]}" "${THREADS_MODULES[@]}")
   pytest_sweep pytest "$SEEDS" "${modules[@]}" -m 'not large' -k "not ($COMPILES)" >>"$summary"
 fi
 
@@ -175,7 +182,8 @@ fi
 
 if wants pytest-slow; then
   phase "pytest-slow: what compiles, exports or starts processes, $SLOW_SEEDS seeds"
-  mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${UNDRAWN_MODULES[@]}")
+  mapfile -t modules < <(modules_but "${SLOW_MODULES[@]}" "${UNDRAWN_MODULES[@]}" \
+    "${THREADS_MODULES[@]}")
   pytest_sweep pytest-slow "$SLOW_SEEDS" "${modules[@]}" -m 'not large' -k "$COMPILES" \
     >>"$summary"
   pytest_sweep pytest-slow-modules "$SLOW_SEEDS" "${SLOW_MODULES[@]/#/python_tests/}" \
@@ -185,6 +193,11 @@ fi
 if wants pytest-large; then
   phase "pytest-large: the tests of several GiB, $LARGE_SEEDS seeds"
   pytest_sweep pytest-large "$LARGE_SEEDS" python_tests -m large >>"$summary"
+fi
+
+if wants threads; then
+  phase "threads: the package under racing threads, $THREADS_SEEDS seeds"
+  pytest_sweep threads "$THREADS_SEEDS" "${THREADS_MODULES[@]/#/python_tests/}" >>"$summary"
 fi
 
 if wants formulas; then

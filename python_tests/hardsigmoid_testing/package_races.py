@@ -21,6 +21,10 @@ Scenarios:
   inductor_mid_import  load_library while another thread's import of inductor's decomposition
                 module is paused half way (before its table exists): the load must succeed and
                 the table hold the ops' entries once the import completes.
+  imports_under_the_lock  not a race: the rule that prevents a deadlock between the package's
+                lock and an import lock. The library loaded, every module the package watches
+                imported (their callbacks run holding the lock), the switch turned: no module may
+                be imported by a thread holding the package's lock.
 """
 
 import _imp
@@ -427,12 +431,47 @@ def inductor_mid_import(seed, trials, library):
             "half_imported_at_the_pause": pause.half_imported}
 
 
+class ImportsUnderTheLock(importlib.abc.MetaPathFinder):
+    """First in sys.meta_path: records each module looked for by a thread holding the lock."""
+
+    def __init__(self, lock):
+        self.lock, self.seen = lock, []
+
+    def find_spec(self, name, path, target=None):
+        if self.lock._is_owned():
+            self.seen.append(name)
+        return None
+
+
+def imports_under_the_lock(seed, trials, library):
+    import hardsigmoid_ops
+    from hardsigmoid_ops import _on_import, _state
+
+    recorder = ImportsUnderTheLock(_state.LOCK)
+    sys.meta_path.insert(0, recorder)
+    hardsigmoid_ops.load_library(library)
+    imported, unavailable = [], []
+    for name in sorted(_on_import._watched):
+        try:
+            importlib.import_module(name)
+            imported.append(name)
+        except ImportError as error:  # an optional package (executorch) not installed
+            unavailable.append(f"{name}: {error}")
+    for enabled in (False, True):
+        hardsigmoid_ops.set_compile_fusion(enabled)
+    failures = [f"{name} imported holding the package's lock" for name in recorder.seen]
+    return {"failures": failures, "failed_trials": int(bool(failures)),
+            "windows_reached": int(len(imported) >= 5), "imported": imported,
+            "unavailable": unavailable}
+
+
 SCENARIOS = {
     "on_import": on_import,
     "meta_path": meta_path,
     "fusion_tag": fusion("tag"),
     "fusion_table": fusion("table"),
     "inductor_mid_import": inductor_mid_import,
+    "imports_under_the_lock": imports_under_the_lock,
 }
 
 

@@ -1,9 +1,10 @@
-"""scripts/pythons/cell.sh's environment, run here with a stand-in for uv that records each call
-and fails an install as told: the cell installs torch alone for the wheel's check (--wheel-only),
-the test tools only for pytest, leaves out an optional group that has no wheels for the Python,
-and fails, stamping nothing, when a group's install fails for another reason (a network error).
-The stand-in fails the wheel's own install, so each run stops there: what comes after it is the
-matrix's own run (docs/testing.md)."""
+"""The Python matrix's scripts that can run outside a root. scripts/pythons/cell.sh's environment,
+with a stand-in for uv that records each call and fails an install as told: the cell installs
+torch alone for the wheel's check (--wheel-only), the test tools only for pytest, leaves out an
+optional group that has no wheels for the Python, and fails, stamping nothing, when a group's
+install fails for another reason (a network error). The stand-in fails the wheel's own install,
+so each run stops there: what comes after it is the matrix's own run (docs/testing.md).
+scripts/pythons/prune.sh, on a stand-in cache: what it removes and what it keeps."""
 
 import os
 import pathlib
@@ -112,3 +113,44 @@ def test_a_group_failing_otherwise_fails_the_cell_unstamped(tmp_path, failing):
     result, calls, venv = run_cell(tmp_path, 1)
     assert any("pytest>=8" in requirements(call) for call in installs(calls))
     assert "== the wheel" in result.stdout and (venv / ".tools-ready").is_file()
+
+
+PRUNE = ROOT / "scripts" / "pythons" / "prune.sh"
+
+
+def cache_layout(cache):
+    """A stand-in cache: the current roots (their names as environment.sh computes them) with an
+    environment of a matrix cell and one of no cell each, a root of an older key, a half-made
+    root."""
+    names = subprocess.run(
+        ["bash", "-c", f"source {ROOT}/scripts/pythons/environment.sh; "
+         "echo $TRIXIE_ROOT; echo $SID_ROOT; echo ${MATRIX[0]}"],
+        env={**os.environ, "HARDSIGMOID_OPS_PYTHONS_CACHE": str(cache)}, capture_output=True,
+        text=True, check=True).stdout.split("\n")
+    trixie, sid = pathlib.Path(names[0]), pathlib.Path(names[1])
+    python, torch_version = names[2].split()
+    kept = trixie / "opt" / "venvs" / f"python{python}-torch{torch_version}"
+    stale = [trixie / "opt" / "venvs" / "python3.13-torch2.9.0", sid / "opt" / "venvs" / "old",
+             cache / "root-trixie-000000000000", cache / "root-sid-000000000000.partial"]
+    for folder in [kept, *stale]:
+        folder.mkdir(parents=True)
+        (folder / "file").write_text("x" * 1000)
+    return kept, stale
+
+
+def prune(cache, *args):
+    return subprocess.run(["bash", str(PRUNE), *args], capture_output=True, text=True,
+                          env={**os.environ, "HARDSIGMOID_OPS_PYTHONS_CACHE": str(cache)})
+
+
+def test_prune_keeps_the_matrix_and_removes_the_rest(tmp_path):
+    cache = tmp_path / "pythons"
+    kept, stale = cache_layout(cache)
+    result = prune(cache)
+    assert result.returncode == 0, result.stderr
+    assert kept.is_dir() and not any(folder.exists() for folder in stale), result.stdout
+    assert result.stdout.splitlines()[0].startswith(f"prune: {cache}: ")
+    assert result.stdout.splitlines()[-1].startswith("prune: ")
+    assert prune(cache, "--everything").returncode == 2  # an unknown option removes nothing
+    assert kept.is_dir()
+    assert prune(cache, "--all").returncode == 0 and not cache.exists()
