@@ -44,6 +44,19 @@ def test_on_import_callbacks_run_once_on_the_whole_module(tmp_path, seed):
     run_race("on_import", seed, ON_IMPORT_TRIALS, tmp_path)
 
 
+def test_on_import_callbacks_reach_a_module_imported_before_it_was_watched(tmp_path, seed):
+    """The import of a fresh module begun before any callback was asked for it (its spec found
+    unwatched): 4 threads ask while its code runs, 4 after; the same guarantees."""
+    run_race("on_import_unwatched", seed, ON_IMPORT_TRIALS, tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_child_forked_while_the_lock_is_held_imports(tmp_path, seed):
+    """A process forked while another thread holds the package's lock: the child's import of a
+    watched module completes and calls back (the child gets a free lock)."""
+    run_race("fork", seed, 3, tmp_path)
+
+
 def test_a_firing_callback_leaves_other_imports_their_finders(tmp_path, seed):
     """An import paused in the middle of sys.meta_path, while a callback fires for another module,
     must still reach PathFinder: the package never takes an entry out of sys.meta_path, which
@@ -67,6 +80,7 @@ def test_load_while_inductor_is_half_imported(attempt, tmp_path, seed):
     import completes (not an AttributeError, not a table left without them)."""
     report = run_race("inductor_mid_import", seed + attempt, 1, tmp_path)
     assert report["half_imported_at_the_pause"], "the pause came before the module was importing"
+    assert report["half_imported_at_the_load"], "the load did not happen while it was importing"
 
 
 def test_nothing_is_imported_holding_the_lock(tmp_path, seed):

@@ -18,8 +18,10 @@ The ops themselves are the library's; this package adds no kernels.
 
 Threads (with a GIL or without one): the rule for shared state. Every change the package makes to
 state shared across threads is made holding one re-entrant lock (_state.LOCK), and code holding
-it imports nothing, so that it never waits for a thread that is importing (which may be waiting
-for the lock in an on-import callback). The state, and where it changes:
+it imports no module that is not imported yet or that another thread is importing, so that it
+never waits for a thread that is importing (which may be waiting for the lock in an on-import
+callback). A process forked while another thread holds the lock starts with it free. The state,
+and where it changes:
 
 - torch's op registry and loaded libraries: the library's load (_library.load) and everything
   registered after it (_register_python_parts), as one step: no thread sees the ops registered

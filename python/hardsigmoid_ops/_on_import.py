@@ -25,10 +25,17 @@ which then skips a finder (and fails to find a module that exists). It answers o
 names, and reads them without a lock (the import system calls finders holding its global import
 lock, which a thread holding the package's lock must never wait for).
 
-One window is left, and named: an import that had found its module before the package watched it
-and has not yet put it in sys.modules (microseconds: the module object's creation) when the
-callback is asked. The package watches its modules when it is imported (watch()), so only an
-import begun before `import hardsigmoid_ops` can be in it.
+Two windows are left, and named. An import that had found its module before the package watched
+it and has not yet put it in sys.modules (microseconds: the module object's creation) when the
+callback is asked: the package watches its modules when it is imported (watch()), so only an import
+begun before `import hardsigmoid_ops` can be in it. And, in a free-threaded build, the class given
+to a mid-import module's spec while the importing thread is inside the store that clears the flag
+(its class looked up, its value not yet stored): there the change of class stops the world, and
+the store can be paused inside only where it waits for a lock on the spec (not run: no
+free-threaded Python was at hand). A callback missed either way runs when it is next asked for.
+
+A callback that raises at the end of an import is reported as a RuntimeWarning (the import itself
+has completed); one run at once raises to the asker.
 
 `name` is a module or a regular package: a namespace package (no __init__.py) runs no code of its
 own to follow. The package's rule for shared state covers this module's: it is changed holding
@@ -38,6 +45,7 @@ _state.LOCK, and the callbacks run holding it.
 import importlib.abc
 import importlib.machinery
 import sys
+import warnings
 
 from ._state import LOCK
 
@@ -64,26 +72,27 @@ class _WatchedSpec(importlib.machinery.ModuleSpec):
 
 def _import_ended(spec):
     """Runs the module's pending callbacks (those asked while they run too) if the import left it
-    in sys.modules; then marks the import done. The first callback error is raised after the
-    others have run."""
-    error = None
+    in sys.modules (a failed import removes it; a module may have put another object in its
+    place), then marks the import done. A callback's error is a warning here: raised from the
+    import system's last step it would fail an import that has completed, leaving the module in
+    sys.modules but not on its parent package."""
     with LOCK:
         try:
             module = sys.modules.get(spec.name)
-            if module is not None and getattr(module, "__spec__", None) is spec:
-                while _pending.get(spec.name):
-                    callback = _pending[spec.name].pop(0)
-                    _done.add((spec.name, callback))
-                    try:
-                        callback(module)
-                    except Exception as raised:  # noqa: BLE001 -- raised below
-                        error = error or raised
+            while module is not None and _pending.get(spec.name):
+                callback = _pending[spec.name].pop(0)
+                _done.add((spec.name, callback))
+                try:
+                    callback(module)
+                except Exception as error:  # noqa: BLE001 -- reported
+                    warnings.warn(f"hardsigmoid_ops: registering with {spec.name} failed "
+                                  f"({callback.__qualname__}): {error!r}", RuntimeWarning,
+                                  stacklevel=2)
+            if module is not None:
                 _pending.pop(spec.name, None)
         finally:
             spec.__dict__["_initializing"] = False
             spec.__class__ = importlib.machinery.ModuleSpec
-    if error is not None:
-        raise error
 
 
 def watch(name):
@@ -104,13 +113,20 @@ def when_imported(name, callback):
     """callback(module) once `name`'s import has completed: at once if it has, else at its end.
     Exactly once per (name, callback): asking again, before or after, does nothing more."""
     with LOCK:
-        if (name, callback) in _done or callback in _pending.get(name, ()):
+        if (name, callback) in _done:
             return
         watch(name)
         module = imported(name)
         if module is not None:
+            # A callback still pending here was asked for during an import that never cleared its
+            # flag (a loader of another kind, importlib.util's find_spec and exec_module by hand):
+            # it runs now.
+            if callback in _pending.get(name, ()):
+                _pending[name].remove(callback)
             _done.add((name, callback))
             callback(module)
+            return
+        if callback in _pending.get(name, ()):
             return
         _pending.setdefault(name, []).append(callback)
         spec = getattr(sys.modules.get(name), "__spec__", None)
@@ -126,7 +142,9 @@ class _Finder(importlib.abc.MetaPathFinder):
     """Finds a watched module as the other finders do, and marks its spec."""
 
     def find_spec(self, name, path, target=None):
-        if name not in _watched:
+        # An imported module asked for again (importlib.reload, importlib.util.find_spec) has had
+        # its callbacks: its spec is left as it is.
+        if name not in _watched or name in sys.modules:
             return None
         for finder in list(sys.meta_path):
             find_spec = getattr(finder, "find_spec", None)

@@ -11,6 +11,10 @@ Scenarios:
                 the module (found, not yet in sys.modules), 2 while its code runs (in sys.modules,
                 half done), 2 after; each callback must run exactly once, on the whole module, and
                 have run when when_imported returns if the module is whole by then.
+  on_import_unwatched  the same with the import begun first, before anyone asked: 4 threads ask
+                while the module's code runs (its spec in sys.modules is then the way in), 4 after.
+  fork          the process forked while another thread holds the package's lock; the child
+                imports a watched module, whose import must complete (and call back) in it.
   meta_path     a thread's import paused in the middle of sys.meta_path (at a finder just before
                 PathFinder) while another thread's when_imported callback fires: the paused import
                 must still reach PathFinder (an entry removed before its place makes it skip one).
@@ -23,15 +27,18 @@ Scenarios:
                 the table hold the ops' entries once the import completes.
   imports_under_the_lock  not a race: the rule that prevents a deadlock between the package's
                 lock and an import lock. The library loaded, every module the package watches
-                imported (their callbacks run holding the lock), the switch turned: no module may
-                be imported by a thread holding the package's lock.
+                imported (two before the load, the others after; their callbacks run holding the
+                lock), the switch turned: no thread holding the package's lock may import a
+                module that is not imported, or that another thread is importing.
 """
 
 import _imp
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import json
+import os
 import pathlib
 import random
 import sys
@@ -113,15 +120,28 @@ class Trial:
         return module is not None and not getattr(spec, "_initializing", False)
 
 
-def on_import_trial(when_imported, index, rng):
+# Askers per phase: with the module watched before its import begins (a callback asked before
+# it), and with the import begun first, unwatched: the asked-for callbacks then reach the module
+# through its spec in sys.modules (the window between its finding and sys.modules is the one the
+# package names as left open: no asker there).
+PLANS = {
+    "watched": {"before": 2, "creating": 2, "executing": 2, "after": 2},
+    "unwatched": {"before": 0, "creating": 0, "executing": 4, "after": 4},
+}
+
+
+def on_import_trial(when_imported, index, rng, plan):
     trial = Trial(f"{PREFIX}{index}")
     FreshModules.trials[trial.name] = trial
     shared = trial.callback("shared")
-    # Who asks in which phase: two threads each, released together.
-    phases = [phase for phase in PHASES for _ in range(2)]
+    phases = [phase for phase in PHASES for _ in range(plan[phase])]
     rng.shuffle(phases)
-    barriers = {phase: threading.Barrier(2, timeout=JOIN_S) for phase in PHASES}
+    barriers = {phase: threading.Barrier(plan[phase], timeout=JOIN_S)
+                for phase in PHASES if plan[phase]}
     asked_count = {phase: 0 for phase in PHASES}
+    for phase in PHASES:
+        if not plan[phase]:
+            trial.asked[phase].set()
 
     def asker(i, phase):
         if phase != "before":
@@ -139,7 +159,7 @@ def on_import_trial(when_imported, index, rng):
                                               f"the whole module ({phase})")
         with trial.lock:
             asked_count[phase] += 1
-            if asked_count[phase] == 2:
+            if asked_count[phase] == plan[phase]:
                 trial.asked[phase].set()
 
     def importer():
@@ -166,24 +186,28 @@ def on_import_trial(when_imported, index, rng):
     return trial.failures, reached
 
 
-def on_import(seed, trials, _library):
-    from hardsigmoid_ops import _on_import
+def on_import(plan):
+    def scenario(seed, trials, _library):
+        from hardsigmoid_ops import _on_import
 
-    sys.meta_path.append(FreshModules())
-    rng = random.Random(seed)
-    switch_often()
-    failures, kinds, reached = [], {}, 0
-    for index in range(trials):
-        found, whole_windows = on_import_trial(_on_import.when_imported, f"{seed}_{index}", rng)
-        reached += whole_windows
-        if found:
-            failures.append(f"trial {index}: {'; '.join(found)}")
-        for failure in found:
-            kind = failure.split(": ", 1)[1].split(" (")[0]
-            kind = "ran more than once" if kind.startswith("ran ") and "times" in kind else kind
-            kinds[kind] = kinds.get(kind, 0) + 1
-    return {"failures": failures, "failure_kinds": kinds, "failed_trials": len(failures),
-            "windows_reached": reached}
+        sys.meta_path.append(FreshModules())
+        rng = random.Random(seed)
+        switch_often()
+        failures, kinds, reached = [], {}, 0
+        for index in range(trials):
+            found, whole_windows = on_import_trial(_on_import.when_imported, f"{seed}_{index}",
+                                                   rng, PLANS[plan])
+            reached += whole_windows
+            if found:
+                failures.append(f"trial {index}: {'; '.join(found)}")
+            for failure in found:
+                kind = failure.split(": ", 1)[1].split(" (")[0]
+                kind = "ran more than once" if kind.startswith("ran ") and "times" in kind else kind
+                kinds[kind] = kinds.get(kind, 0) + 1
+        return {"failures": failures, "failure_kinds": kinds, "failed_trials": len(failures),
+                "windows_reached": reached}
+
+    return scenario
 
 
 # --- meta_path -------------------------------------------------------------------------------
@@ -253,6 +277,54 @@ def meta_path(seed, trials, _library):
         if len(trial.runs.get("hook", [])) != 1:
             failures.append(f"trial {index}: the callback ran {len(trial.runs.get('hook', []))} "
                             "times")
+    return {"failures": failures, "failed_trials": len(failures), "windows_reached": reached}
+
+
+# --- fork -------------------------------------------------------------------------------------
+
+def fork_while_locked(seed, trials, _library):
+    """A process forked while another thread holds the package's lock, its child then importing a
+    watched module: the child must not wait for a lock whose holder does not exist there."""
+    from hardsigmoid_ops import _on_import, _state
+
+    sys.meta_path.append(FreshModules())
+    failures, reached = [], 0
+    for index in range(trials):
+        trial = Trial(f"{PREFIX}fork_{seed}_{index}")
+        for event in trial.asked.values():
+            event.set()
+        FreshModules.trials[trial.name] = trial
+        _on_import.when_imported(trial.name, trial.callback("hook"))
+        held, release = threading.Event(), threading.Event()
+
+        def hold(held=held, release=release):
+            with _state.LOCK:
+                held.set()
+                release.wait(JOIN_S)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        reached += held.wait(JOIN_S)
+        pid = os.fork()
+        if pid == 0:
+            importlib.import_module(trial.name)
+            os._exit(0 if trial.runs.get("hook") == [True] else 3)
+        deadline = time.monotonic() + 10
+        status = None
+        while time.monotonic() < deadline:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(code)
+                break
+            time.sleep(0.01)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        release.set()
+        holder.join(JOIN_S)
+        if status != 0:
+            failures.append(f"trial {index}: the child " + (
+                "hung importing a watched module" if status is None else f"exited {status}"))
     return {"failures": failures, "failed_trials": len(failures), "windows_reached": reached}
 
 
@@ -385,9 +457,22 @@ class PauseInductorsImport(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == self.NAME and not self.reached.is_set():
             self.half_imported = "torch._inductor.decomposition" in sys.modules
+            # Python's global import lock let go while paused (see PauseBeforePathFinder): the
+            # load's own imports need it.
+            held = _imp.lock_held()
+            if held:
+                _imp.release_lock()
             self.reached.set()
             self.loaded.wait(PAUSE_S * 10)
+            if held:
+                _imp.acquire_lock()
         return None
+
+
+def importing(name):
+    """Whether `name` is in sys.modules with its code still running."""
+    module = sys.modules.get(name)
+    return module is not None and bool(getattr(module.__spec__, "_initializing", False))
 
 
 def inductor_mid_import(seed, trials, library):
@@ -400,7 +485,7 @@ def inductor_mid_import(seed, trials, library):
     sys.meta_path.insert(0, pause)
     rng = random.Random(seed)
     switch_often()
-    errors = []
+    errors, half_imported_at_the_load = [], []
 
     def import_inductor():
         import torch._inductor.decomposition  # noqa: F401
@@ -412,6 +497,7 @@ def inductor_mid_import(seed, trials, library):
             hardsigmoid_ops.load_library(library)
         except Exception as error:  # noqa: BLE001 -- reported
             errors.append(f"load_library: {error!r}")
+        half_imported_at_the_load.append(importing("torch._inductor.decomposition"))
         pause.loaded.set()
 
     threads = [threading.Thread(target=import_inductor), threading.Thread(target=load)]
@@ -428,7 +514,8 @@ def inductor_mid_import(seed, trials, library):
     del torch
     return {"failures": failures, "failed_trials": int(bool(failures)),
             "windows_reached": int(pause.reached.is_set()),
-            "half_imported_at_the_pause": pause.half_imported}
+            "half_imported_at_the_pause": pause.half_imported,
+            "half_imported_at_the_load": half_imported_at_the_load == [True]}
 
 
 class ImportsUnderTheLock(importlib.abc.MetaPathFinder):
@@ -443,15 +530,63 @@ class ImportsUnderTheLock(importlib.abc.MetaPathFinder):
         return None
 
 
+def importing_here(name):
+    """Whether this thread is importing `name` (holds its import lock), as far as this Python
+    tells (None where it does not)."""
+    locks = getattr(importlib._bootstrap, "_module_locks", None)
+    if locks is None:
+        return None
+    ref = locks.get(name)
+    lock = ref() if ref is not None else None
+    return lock is not None and getattr(lock, "owner", None) == threading.get_ident()
+
+
+def record_import_statements(recorder):
+    """builtins.__import__ recording, while the lock is held, an import of a module that is not in
+    sys.modules or whose code is running in another thread: one that could wait for an import
+    lock. (The finder sees the first kind only when it is looked for.)"""
+    import builtins
+
+    real = builtins.__import__
+
+    def recording(name, globals=None, locals=None, fromlist=(), level=0):
+        if recorder.lock._is_owned():
+            absolute = name
+            if level:
+                package = (globals or {}).get("__package__") or ""
+                absolute = importlib.util.resolve_name("." * level + name, package)
+            targets = [absolute]
+            # `from package import name` imports package.name where the package has no such
+            # attribute yet.
+            parent = sys.modules.get(absolute)
+            if parent is not None and hasattr(parent, "__path__"):
+                targets += [f"{absolute}.{item}" for item in fromlist or ()
+                            if item != "*" and not hasattr(parent, item)]
+            for target in targets:
+                if target not in sys.modules:
+                    recorder.seen.append(target)
+                elif importing(target) and importing_here(target) is not True:
+                    recorder.seen.append(f"{target} (mid-import in another thread)")
+        return real(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = recording
+
+
 def imports_under_the_lock(seed, trials, library):
     import hardsigmoid_ops
     from hardsigmoid_ops import _on_import, _state
 
     recorder = ImportsUnderTheLock(_state.LOCK)
     sys.meta_path.insert(0, recorder)
+    record_import_statements(recorder)
+    # Both orders: two watched modules imported before the load (their callbacks run in it, at
+    # once), the others after it (their callbacks run at the end of their imports).
+    before = ["torch._dynamo", "torch.nested._internal.ops"]
+    for name in before:
+        importlib.import_module(name)
     hardsigmoid_ops.load_library(library)
-    imported, unavailable = [], []
-    for name in sorted(_on_import._watched):
+    imported, unavailable = list(before), []
+    for name in sorted(_on_import._watched - set(before)):
         try:
             importlib.import_module(name)
             imported.append(name)
@@ -466,7 +601,9 @@ def imports_under_the_lock(seed, trials, library):
 
 
 SCENARIOS = {
-    "on_import": on_import,
+    "on_import": on_import("watched"),
+    "on_import_unwatched": on_import("unwatched"),
+    "fork": fork_while_locked,
     "meta_path": meta_path,
     "fusion_tag": fusion("tag"),
     "fusion_table": fusion("table"),
