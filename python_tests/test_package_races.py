@@ -73,6 +73,15 @@ def test_compile_fusion_switched_during_the_load(window, attempt, tmp_path, seed
     run_race(f"fusion_{window}", seed + attempt, 1, tmp_path)
 
 
+def test_every_thread_reads_the_cache_key_tag_of_the_state(tmp_path, seed):
+    """The library loaded in one thread and the switch turned in others: the tag that keys the
+    compiled-graph caches on disk names the state in every thread, the main one and threads
+    started later. A torch that keeps config values per thread (2.15; not 2.11, where a value is
+    the process's) showed a tag written only in the loading thread: '' everywhere else."""
+    report = run_race("tag_across_threads", seed, 1, tmp_path)
+    print("config values per thread:", report["per_thread_config"])
+
+
 @pytest.mark.parametrize("attempt", range(2))
 def test_load_while_inductor_is_half_imported(attempt, tmp_path, seed):
     """load_library while another thread's import of inductor's decomposition module is paused

@@ -28,9 +28,10 @@ and where it changes:
   and not yet recorded as loaded, or not yet bound to the typed functions (functional.bind);
 - the mutating ops' Python kernels (aten_lowering.register) and DTensor's sharding registry
   (sharding.register), in that step;
-- the compile-fusion switch, torch.compiler.config.cache_key_tag, inductor's decomposition table
-  and its cached copy (compile_fusion.py): set_compile_fusion, the load and the on-import
-  callback change them together;
+- the compile-fusion switch, torch.compiler.config.cache_key_tag (for every thread, where torch
+  keeps config values per thread: _cache_key_tag.py), inductor's decomposition table and its
+  cached copy (compile_fusion.py): set_compile_fusion, the load and the on-import callback change
+  them together;
 - the ONNX exporters' and ExecuTorch's functions wrapped, the jagged table's entries, the
   kernel library's load (onnx_export.py, executorch_lowering.py, nested_jagged.py): on-import
   callbacks, run holding the lock, and load_kernel_library;

@@ -13,16 +13,15 @@ added when torch imports it (at the first torch.compile), or at once if it is al
 The switch: set_compile_fusion(False), or HARDSIGMOID_OPS_COMPILE_FUSION=0 in the environment
 before import, leaves the opaque kernels everywhere. It applies to graphs compiled afterwards
 (torch._dynamo.reset() drops those compiled before). Compiled-graph caches on disk key on the
-state: it is appended to torch.compiler.config.cache_key_tag, so a graph compiled in one state is
-never reused in the other (a tag set by the user stays in front of it; one set after this
-package's import replaces it, so set yours first).
+state: it is appended to torch.compiler.config.cache_key_tag, in every thread
+(_cache_key_tag.py), so a graph compiled in one state is never reused in the other (a tag set by
+the user stays in front of it; one set after this package's import replaces it, so set yours
+first).
 """
 
 import os
 
-import torch
-
-from . import _on_import, aten_lowering
+from . import _cache_key_tag, _on_import, aten_lowering
 from ._state import LOCK
 
 ENV = "HARDSIGMOID_OPS_COMPILE_FUSION"
@@ -68,11 +67,8 @@ def _apply(module):
 
 
 def _tag_cache_keys():
-    config = torch.compiler.config
-    kept = [part for part in config.cache_key_tag.split("|")
-            if part and not part.startswith(_TAG_PREFIX)]
     state = f"v{_ENTRIES_VERSION}-on" if _enabled else "off"
-    config.cache_key_tag = "|".join([*kept, _TAG_PREFIX + state])
+    _cache_key_tag.write(_TAG_PREFIX, _TAG_PREFIX + state)
 
 
 def register():

@@ -25,6 +25,9 @@ Scenarios:
   inductor_mid_import  load_library while another thread's import of inductor's decomposition
                 module is paused half way (before its table exists): the load must succeed and
                 the table hold the ops' entries once the import completes.
+  tag_across_threads  the library loaded and the switch turned each in a thread of its own: the
+                cache-key tag read in the main thread and in new threads names the state (torch
+                2.15 keeps config values per thread).
   imports_under_the_lock  not a race: the rule that prevents a deadlock between the package's
                 lock and an import lock. The library loaded, every module the package watches
                 imported (two before the load, the others after; their callbacks run holding the
@@ -354,17 +357,25 @@ class PauseOnce:
 
 
 class PausingConfig:
-    """torch.compiler.config as the package sees it, pausing before the cache-key tag is written."""
+    """torch.compiler.config as the package sees it, pausing before the cache-key tag is written:
+    through the module, or into its entry's process-wide levels (where torch keeps the module's
+    values per thread, the package writes those too: _cache_key_tag.py)."""
 
-    def __init__(self, real, pause):
+    def __init__(self, real, pause, fields=("cache_key_tag",)):
         object.__setattr__(self, "_real", real)
         object.__setattr__(self, "_pause", pause)
+        object.__setattr__(self, "_fields", fields)
 
     def __getattr__(self, name):
-        return getattr(self._real, name)
+        value = getattr(self._real, name)
+        if name == "_config" and "cache_key_tag" in value:
+            entry = PausingConfig(value["cache_key_tag"], self._pause,
+                                  fields=("default", "env_value_default"))
+            return {**value, "cache_key_tag": entry}
+        return value
 
     def __setattr__(self, name, value):
-        if name == "cache_key_tag":
+        if name in self._fields:
             self._pause()
         setattr(self._real, name, value)
 
@@ -442,6 +453,50 @@ def fusion(window):
                 "windows_reached": int(pause.reached.is_set())}
 
     return scenario
+
+
+def tag_across_threads(seed, trials, library):
+    """The library loaded in one thread, the switch turned in another: every thread, one started
+    before, others after, the main one, must read the tag of the switch's state."""
+    import torch
+
+    import hardsigmoid_ops
+
+    def tag_in_a_new_thread():
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(torch.compiler.config.cache_key_tag))
+        thread.start()
+        thread.join(JOIN_S)
+        return seen[0]
+
+    failures = []
+
+    def check(when, enabled):
+        state = "-v" if enabled else "-off"
+        for where, tag in (("a new thread", tag_in_a_new_thread()),
+                           ("the main thread", torch.compiler.config.cache_key_tag)):
+            if f"hardsigmoid_ops-compile-fusion{state}" not in tag:
+                failures.append(f"{when}: {where} reads the cache-key tag {tag!r}")
+
+    for step, action in (("after the load", lambda: hardsigmoid_ops.load_library(library)),
+                         ("after fusion off", lambda: hardsigmoid_ops.set_compile_fusion(False)),
+                         ("after fusion on", lambda: hardsigmoid_ops.set_compile_fusion(True))):
+        thread = threading.Thread(target=action)
+        thread.start()
+        thread.join(JOIN_S)
+        check(step, hardsigmoid_ops.compile_fusion_enabled())
+    return {"failures": failures, "failed_trials": int(bool(failures)), "windows_reached": 1,
+            "per_thread_config": per_thread_config()}
+
+
+def per_thread_config():
+    """Whether this torch keeps torch.compiler.config's values per thread."""
+    import contextvars
+
+    import torch
+
+    entry = getattr(torch.compiler.config, "_config", {}).get("cache_key_tag")
+    return isinstance(getattr(entry, "user_override", None), contextvars.ContextVar)
 
 
 class PauseInductorsImport(importlib.abc.MetaPathFinder):
@@ -609,6 +664,7 @@ SCENARIOS = {
     "fusion_table": fusion("table"),
     "inductor_mid_import": inductor_mid_import,
     "imports_under_the_lock": imports_under_the_lock,
+    "tag_across_threads": tag_across_threads,
 }
 
 
