@@ -215,6 +215,18 @@ def on_import(plan):
 
 # --- meta_path -------------------------------------------------------------------------------
 
+def pause_in_a_finder(reached, resume, timeout):
+    """Sets `reached` and waits for `resume` (at most `timeout` s) inside a finder, with Python's
+    global import lock, which it holds there, let go meanwhile and taken again after."""
+    held = _imp.lock_held()
+    if held:
+        _imp.release_lock()
+    reached.set()
+    resume.wait(timeout)
+    if held:
+        _imp.acquire_lock()
+
+
 class PauseBeforePathFinder(importlib.abc.MetaPathFinder):
     """Stands just before PathFinder: pauses the paused thread's search for its module there, as
     if the thread were stopped right after this finder returned. Python asks each finder under its
@@ -228,13 +240,7 @@ class PauseBeforePathFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == self.name:
             self.name = None
-            held = _imp.lock_held()
-            if held:
-                _imp.release_lock()
-            self.paused.set()
-            self.release.wait(PAUSE_S * 3)
-            if held:
-                _imp.acquire_lock()
+            pause_in_a_finder(self.paused, self.release, PAUSE_S * 3)
         return None
 
 
@@ -512,15 +518,8 @@ class PauseInductorsImport(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == self.NAME and not self.reached.is_set():
             self.half_imported = "torch._inductor.decomposition" in sys.modules
-            # Python's global import lock let go while paused (see PauseBeforePathFinder): the
-            # load's own imports need it.
-            held = _imp.lock_held()
-            if held:
-                _imp.release_lock()
-            self.reached.set()
-            self.loaded.wait(PAUSE_S * 10)
-            if held:
-                _imp.acquire_lock()
+            # The load's own imports need the global import lock: let go while paused.
+            pause_in_a_finder(self.reached, self.loaded, PAUSE_S * 10)
         return None
 
 
