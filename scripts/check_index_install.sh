@@ -214,6 +214,25 @@ if [[ "${HARDSIGMOID_OPS_CHECK_SDIST_BUILDS:-1}" != 0 ]]; then
   rm -rf "$env"
 fi
 
+# An installer's answer rather than the network's: CMD... runs, its output in $1, until it
+# succeeds or its output matches $2, at most DOWNLOAD_ATTEMPTS times (scripts/downloads.sh). pip
+# reaches its refusal through the sdist, whose isolated build downloads a torch first: a download
+# cut there fails the command as a refusal does, and its log says "because" too.
+until_answered() {
+  local log="$1" pattern="$2" attempt=1
+  shift 2
+  until "$@" >"$log" 2>&1 || grep -qiE "$pattern" "$log"; do
+    if ((attempt >= ${DOWNLOAD_ATTEMPTS:-4})); then
+      tail -20 "$log"
+      echo "'$*' gave no answer in $attempt attempts (the log above)"
+      return 1
+    fi
+    echo "   no answer from the installer (attempt $attempt): $(grep -m1 -iE 'fail|error' "$log")"
+    sleep $((30 * attempt))
+    attempt=$((attempt + 1))
+  done
+}
+
 echo "== a torch outside the range"
 mkdir -p "$WORK/stand-ins"
 "$TOOLS/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$WORK/stand-ins" torch "$NEWER"
@@ -238,18 +257,25 @@ for outside in "$OLDER" "$NEWER"; do
       plain=("$UV" pip install --dry-run --python "$env/bin/python" --extra-index-url "$URL"
         hardsigmoid_ops)
     fi
-    if "${refused[@]}" >"$log" 2>&1; then
+    refusal="conflict|cannot install|unsatisfiable|no solution"
+    until_answered "$log" "$refusal" "${refused[@]}"
+    if ! grep -qiE "$refusal" "$log"; then
       cat "$log"
       echo "$installer installed hardsigmoid_ops beside torch $outside"
       exit 1
     fi
     [[ "$(freeze "$env")" == "$before" ]] || { echo "$installer changed the environment"; exit 1; }
     echo "-- $installer, torch $outside kept: refused, environment unchanged:"
-    grep -iE "conflict|cannot install|unsatisfiable|no solution|because" "$log" | head -4
-    "${plain[@]}" >"$WORK/plain-$outside-$installer.log" 2>&1 || true
+    grep -iE "$refusal|because" "$log" | head -4
+    plan="$WORK/plain-$outside-$installer.log"
+    would="^Would install|^ [-+] torch=="
+    until_answered "$plan" "$would" "${plain[@]}"
     echo "   the plain command would (--dry-run):"
-    grep -E "^Would install|^ [-+] torch==" "$WORK/plain-$outside-$installer.log" |
-      sed -E 's/^(Would install) .*(torch-[^ ]*).*/\1 \2 .../; s/^/     /'
+    if ! grep -E "$would" "$plan" | sed -E 's/^(Would install) .*(torch-[^ ]*).*/\1 \2 .../; s/^/     /'; then
+      tail -20 "$plan"
+      echo "$installer's dry run named no install (the log above)"
+      exit 1
+    fi
   done
 done
 echo "-- every install from the index checked"
