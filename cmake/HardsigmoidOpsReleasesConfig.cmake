@@ -1,6 +1,6 @@
 # HardsigmoidOps in the release wheel, which holds one library per torch release
 # (hardsigmoid_ops/releases/torchX.Y-cuda and -cpu): this file, installed by
-# scripts/tools/merge_release_wheels.py as the package's lib/cmake/HardsigmoidOps/
+# scripts/release/merge_release_wheels.py as the package's lib/cmake/HardsigmoidOps/
 # HardsigmoidOpsConfig.cmake, hands find_package(HardsigmoidOps) to the CMake package of the
 # library built against the torch that find_package(Torch) finds: the CUDA build where that torch
 # has CUDA and the wheel holds one, else the build without CUDA.

@@ -9,7 +9,7 @@ include(CMakePackageConfigHelpers)
 set(HARDSIGMOID_OPS_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/HardsigmoidOps")
 # The installed library finds libtorch (and the CUDA libraries) where it was linked against them,
 # or, installed by pip as site-packages/hardsigmoid_ops/lib, in the torch beside it. A release
-# wheel's library (HARDSIGMOID_OPS_RELEASE_WHEEL, set by scripts/build_wheels.sh, which installs
+# wheel's library (HARDSIGMOID_OPS_RELEASE_WHEEL, set by scripts/release/build_wheels.sh, which installs
 # each release's tree as site-packages/hardsigmoid_ops/releases/torchX.Y-VARIANT) names no folder
 # of the machine that built it: only the torch wheel beside it and that wheel's CUDA runtime
 # (nvidia/cuXY/lib).

@@ -1,7 +1,8 @@
 """The release wheel's layout, as the package reads it: one library per torch release and variant
 (hardsigmoid_ops/releases/torchX.Y-cuda and -cpu), the one for the running torch chosen at import,
 and the torch requirement that names exactly the releases held. The wheel itself is built and
-installed from an index by scripts/build_wheels.sh and scripts/check_index_install.sh."""
+installed from an index by scripts/release/build_wheels.sh and
+scripts/release/check_index_install.sh."""
 
 import pathlib
 
@@ -102,7 +103,8 @@ def test_release_directories_round_trip():
 
 
 def raw_wheel(folder, directory, requirement, package_bytes=b"# the package\n"):
-    """A per-release wheel as pip builds it for scripts/build_wheels.sh (its files stand-ins)."""
+    """A per-release wheel as pip builds it for scripts/release/build_wheels.sh (its files
+    stand-ins)."""
     import zipfile
 
     path = folder / f"raw-{directory}" / "hardsigmoid_ops-0.1.0-py3-none-linux_x86_64.whl"
@@ -127,7 +129,7 @@ def merge(tmp_path, *wheels):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tools" /
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "release" /
                                                  "merge_release_wheels.py"), str(tmp_path / "out"),
                              *map(str, wheels)], capture_output=True, text=True)
     return result

@@ -7,10 +7,10 @@
 # the GPU benchmark (CSV and PNG), the torch.compile benchmark (CSV) and the host overhead of the C++ API and of Python calls (plain and
 # recorded by autograd), and the ceiling study of a read-once write-once stream (timings, ncu's
 # counters per mechanism, a PNG). Logs, CSV and PNG go to OUTDIR.
-# Two parts outside `all`: `wheel` serves dist/ (built elsewhere: scripts/build_wheels.sh) as a
+# Two parts outside `all`: `wheel` serves dist/ (built elsewhere: scripts/release/build_wheels.sh) as a
 # package index on 127.0.0.1, installs the release wheel from it beside this machine's torch with
 # `pip install hardsigmoid_ops` (pip freeze the same before and after), checks it against aten on
-# CPU and GPU (scripts/check_wheel.py: the CUDA list must be torch's), prints build_info() and
+# CPU and GPU (scripts/release/check_wheel.py: the CUDA list must be torch's), prints build_info() and
 # lists the loaded library's CUDA code with cuobjdump; `limits` builds the library once without this GPU's architecture
 # (SASS for sm_80 only, no PTX) and once without CUDA, and runs test_build_limits.py and
 # test_troubleshooting.py against each;
@@ -83,12 +83,12 @@ gtest_args=()
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
 
 if [[ "$PART" == wheel ]]; then
-  # dist/ (the release wheels, built elsewhere: scripts/build_wheels.sh) served as a package index
+  # dist/ (the release wheels, built elsewhere: scripts/release/build_wheels.sh) served as a package index
   # on 127.0.0.1, and a virtual environment that sees this machine's torch: `pip install
   # hardsigmoid_ops` from that index alone (this machine reaches no other) must keep that torch
   # and load the library of its release and CUDA. torch's site joins through a .pth file, since
   # --system-site-packages alone reaches the base interpreter's, not a virtual environment's.
-  source "$ROOT/scripts/local_index.sh"
+  source "$ROOT/scripts/release/local_index.sh"
   install_and_check() {
     local venv="${TMPDIR:-/tmp}/hardsigmoid-ops-wheel" site library
     site="$("$TORCH_PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" &&
@@ -105,7 +105,7 @@ if [[ "$PART" == wheel ]]; then
       diff "$OUTDIR/wheel-freeze-before.txt" "$OUTDIR/wheel-freeze-after.txt" &&
       echo "pip freeze: the same before and after but for hardsigmoid_ops" &&
       (cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" \
-        "$ROOT/scripts/check_wheel.py" --torch-cuda-list) &&
+        "$ROOT/scripts/release/check_wheel.py" --torch-cuda-list) &&
       library="$(cd "$venv" && env -u HARDSIGMOID_OPS_LIBRARY "$venv/bin/python" -c \
         'import hardsigmoid_ops, json; info = hardsigmoid_ops.build_info()
 print(json.dumps(info, indent=1), file=__import__("sys").stderr); print(info["library"])')" &&

@@ -7,7 +7,7 @@
 # (scripts/pythons/check.sh). A table of the cells, with pytest's counts, ends the output and
 # OUTDIR/summary.md.
 #   bash scripts/pythons_check.sh [--wheel-only] WHEEL [PYTHON:TORCH...]
-#     WHEEL: the x86-64 release wheel (scripts/build_wheels.sh)
+#     WHEEL: the x86-64 release wheel (scripts/release/build_wheels.sh)
 #     --wheel-only: the wheel's check and `python -m hardsigmoid_ops`, no pytest (CI's part)
 #   PYTHONS_OUT_DIR=DIR   where the logs go (default build-pythons)
 # As root: mmdebstrap, chroot and the mounts need it.

@@ -4,7 +4,8 @@ A library built against torch X.Y.Z loads into every X.Y.* and into no other X.Y
 class layouts change between minor releases, and patch releases keep them (docs/install.md gives
 the evidence). So a wheel built from source, which holds one library, requires ``torch==X.Y.*``;
 the release wheel holds one library per supported release (``releases/torchX.Y-cuda`` and
-``-cpu``, scripts/build_wheels.sh) and requires the releases it holds (``torch>=2.11,<2.16``).
+``-cpu``, scripts/release/build_wheels.sh) and requires the releases it holds
+(``torch>=2.11,<2.16``).
 ``import hardsigmoid_ops`` refuses a library whose X.Y is not the running torch's. Pre-releases
 and nightlies are served only by a build against the same one. The version is the project's
 alone (0.1.0): an index refuses a local label (``+torch2.11``).

@@ -84,7 +84,7 @@ fi
 cat >"$PYTHON_AARCH64" <<WRAPPER
 #!/usr/bin/env bash
 # Python 3.11 for aarch64 under qemu-aarch64, with torch $TORCH (scripts/aarch64/setup.sh), or
-# with the folders HARDSIGMOID_OPS_AARCH64_SITE names instead (scripts/check_wheel.sh).
+# with the folders HARDSIGMOID_OPS_AARCH64_SITE names instead (scripts/release/check_wheel.sh).
 export QEMU_LD_PREFIX="$ARM_ROOT"
 # HARDSIGMOID_OPS_QEMU: a qemu-aarch64 to run it with instead of the one binfmt_misc names.
 export PYTHONPATH="\${HARDSIGMOID_OPS_AARCH64_SITE:-$SITE}\${PYTHONPATH:+:\$PYTHONPATH}"

@@ -71,7 +71,7 @@ else
   status=1
 fi
 echo "== check_wheel.py"
-mkdir -p /tmp/elsewhere && cp /src/scripts/check_wheel.py /tmp/elsewhere/
+mkdir -p /tmp/elsewhere && cp /src/scripts/release/check_wheel.py /tmp/elsewhere/
 (cd /tmp/elsewhere && "$venv/bin/python" check_wheel.py >"$OUT"/check-wheel.json) || status=1
 grep -E "\"(torch|library|comparisons_equal_to_aten)\"" "$OUT"/check-wheel.json
 echo "== python -m hardsigmoid_ops"

@@ -3,7 +3,7 @@
 # (cell.sh, run there), an
 # environment of PyPI's torch TORCH and the test tools (made once, by uv, from a cache in the
 # root), the release wheel installed beside them (pip freeze the same before and after but for the
-# package), then the wheel's check (scripts/check_wheel.py: aten's bits for every op, dtype and
+# package), then the wheel's check (scripts/release/check_wheel.py: aten's bits for every op, dtype and
 # layout, quantized), `python -m hardsigmoid_ops`, and the pytest modules of the Python entry
 # points against the installed package (not with PYTHONS_PYTEST=0). Logs and the pytest report go
 # to OUTDIR/PY-torchTORCH.

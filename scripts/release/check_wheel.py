@@ -1,10 +1,10 @@
-"""Checks an installed release wheel from a user's seat (scripts/check_wheel.sh runs it in a fresh
-environment, from outside the source tree, with no compiler reachable): the package imports with
-nothing but `import hardsigmoid_ops`, its metadata pins the torch it runs in, and every op gives
-aten's bits, NaN bits included, on fresh random values and edge values, in awkward layouts, on
-the CPU and on every GPU torch sees. A library without CUDA kernels must refuse a CUDA tensor by
-saying so, and warn at import where a GPU is present. Prints what it found; exits non-zero on the
-first difference.
+"""Checks an installed release wheel from a user's seat (scripts/release/check_wheel.sh runs it
+in a fresh environment, from outside the source tree, with no compiler reachable): the package
+imports with nothing but `import hardsigmoid_ops`, its metadata pins the torch it runs in, and
+every op gives aten's bits, NaN bits included, on fresh random values and edge values, in
+awkward layouts, on the CPU and on every GPU torch sees. A library without CUDA kernels must
+refuse a CUDA tensor by saying so, and warn at import where a GPU is present. Prints what it
+found; exits non-zero on the first difference.
 
     python check_wheel.py [--torch-cuda-list] [--as-torch-without-cuda]
       --torch-cuda-list: the library must hold SASS for every architecture of torch's own wheel
@@ -14,7 +14,8 @@ first difference.
                          the package is imported, so the package must load its release's build
                          without CUDA, which must give aten's bits and refuse CUDA tensors. What
                          it does not prove: that build's link against a real +cpu torch
-                         (scripts/check_index_install.sh checks that it needs no CUDA library)
+                         (scripts/release/check_index_install.sh checks that it needs no CUDA
+                         library)
 """
 
 import argparse

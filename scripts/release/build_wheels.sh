@@ -14,7 +14,7 @@
 #   - version 0.1.0, the project's alone, and Requires-Dist the releases held, torch>=2.11,<2.16
 #     (python/hardsigmoid_ops/_torch_release.py): an index can serve it.
 #
-#   bash scripts/build_wheels.sh [--arch x86_64|aarch64|all] [--check] [VERSION...]
+#   bash scripts/release/build_wheels.sh [--arch x86_64|aarch64|all] [--check] [VERSION...]
 #     VERSION: torch releases to build against (default: X.Y.0 of each supported release in
 #              scripts/torch_releases.sh: the oldest patch, so that every patch the wheel admits
 #              is one it was built against or a later one)
@@ -25,11 +25,11 @@
 # Per release, architecture and variant: torch itself (no dependencies: nothing here imports it)
 # in build-wheels/torch-VERSION-ARCH, pip's wheel build against it (its CMake tree kept in
 # build-wheels/cmake-VERSION-ARCH-VARIANT); then per architecture the merge of those wheels
-# (scripts/tools/merge_release_wheels.py), auditwheel repair, a check of the tag (no higher than
+# (scripts/release/merge_release_wheels.py), auditwheel repair, a check of the tag (no higher than
 # torch's own, manylinux_2_28) and of each CUDA library's code (cuobjdump's list against the list
 # asked for). A table of this run's wheels, their sizes and build seconds: build-wheels/summary.md.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
 source "$ROOT/scripts/torch_releases.sh"
 source "$ROOT/scripts/compile_cache.sh"
@@ -194,7 +194,7 @@ for arch in "${arches[@]}"; do
   echo "== merge: ${#raws[@]} libraries for $arch"
   merged_dir="$WORK/merged-$arch"
   rm -rf "$merged_dir"
-  merged="$("$TOOLS/bin/python" "$ROOT/scripts/tools/merge_release_wheels.py" "$merged_dir" \
+  merged="$("$TOOLS/bin/python" "$ROOT/scripts/release/merge_release_wheels.py" "$merged_dir" \
     "${raws[@]}")" || exit 1
   ldpaths="$first_site/torch/lib"
   if [[ "$arch" == aarch64 ]]; then
@@ -246,8 +246,8 @@ sdist="$(tail -1 "$WORK/sdist.log")"
 echo "| $sdist | $(du -h "$DIST/$sdist" | cut -f1) | (source) | | |" >>"$summary"
 echo "-- $DIST/$sdist"
 # The checks: the x86-64 wheel and the sdist served from a local index and installed beside each
-# release built against (scripts/check_index_install.sh); the aarch64 wheel under emulation
-# beside each release's aarch64 torch (scripts/check_wheel.sh).
+# release built against (scripts/release/check_index_install.sh); the aarch64 wheel under emulation
+# beside each release's aarch64 torch (scripts/release/check_wheel.sh).
 if ((check)); then
   # Each release built, at its tested patch (scripts/torch_releases.txt), which a user's pip picks.
   installs=()
@@ -260,13 +260,13 @@ if ((check)); then
   aarch64_check=""
   for wheel in "${built[@]}"; do
     if [[ "$wheel" == *_aarch64.whl ]]; then
-      bash "$ROOT/scripts/check_wheel.sh" "$wheel" "${installs[@]}" >"$WORK/check-aarch64.log" 2>&1 &
+      bash "$ROOT/scripts/release/check_wheel.sh" "$wheel" "${installs[@]}" >"$WORK/check-aarch64.log" 2>&1 &
       aarch64_check=$!
     fi
   done
   failed=0
   if [[ " ${arches[*]} " == *" x86_64 "* ]]; then
-    bash "$ROOT/scripts/check_index_install.sh" "$DIST" "${installs[@]}" || failed=1
+    bash "$ROOT/scripts/release/check_index_install.sh" "$DIST" "${installs[@]}" || failed=1
   fi
   if [[ -n "$aarch64_check" ]]; then
     wait "$aarch64_check" || failed=1

@@ -1,4 +1,5 @@
-"""Merges one platform's per-release wheels into the release wheel (scripts/build_wheels.sh).
+"""Merges one platform's per-release wheels into the release wheel
+(scripts/release/build_wheels.sh).
 
 Each input wheel was built by pip against one torch release, with CMake's install tree in
 hardsigmoid_ops/releases/torchX.Y-VARIANT (release_directory in _torch_release.py). The output

@@ -1,5 +1,5 @@
 """Writes a stand-in wheel of a package at a version no index serves (a name, a version, no
-files), so that pip's resolver can be shown refusing it: scripts/check_wheel.sh offers
+files), so that pip's resolver can be shown refusing it: scripts/release/check_wheel.sh offers
 torch 2.10.0 beside a release wheel, whose requirement must exclude it.
 
     python stand_in_wheel.py FOLDER NAME VERSION

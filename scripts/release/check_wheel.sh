@@ -5,10 +5,10 @@
 # pinned one; scripts/aarch64_check.sh's root and cache), which must load that release's library.
 # qemu-user of bookworm-backports runs it, for every release: bookworm's 7.2 crashes in torch
 # 2.13 - 2.15's import.
-# The x86-64 wheel is installed from a package index and checked by scripts/check_index_install.sh.
-#   bash scripts/check_wheel.sh WHEEL [TORCH_VERSION...] [-- CHECK_WHEEL_ARGS...]
+# The x86-64 wheel is installed from a package index and checked by scripts/release/check_index_install.sh.
+#   bash scripts/release/check_wheel.sh WHEEL [TORCH_VERSION...] [-- CHECK_WHEEL_ARGS...]
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/aarch64/environment.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../aarch64/environment.sh"
 wheel="$(realpath "$1")"
 shift
 pinned="$TORCH"
@@ -24,7 +24,7 @@ version="$(cut -d- -f2 <<<"$name")"
 work="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-${name%.whl}"
 rm -rf "$work"
 mkdir -p "$work/elsewhere"
-cp "$ROOT/scripts/check_wheel.py" "$work/elsewhere/"
+cp "$ROOT/scripts/release/check_wheel.py" "$work/elsewhere/"
 links="$work/links"
 mkdir -p "$links"
 cp "$wheel" "$links/"

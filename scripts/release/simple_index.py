@@ -1,6 +1,6 @@
 """Writes a package index of the files in DIST (wheels and sdists) as PEP 503's "simple" pages,
 the static form every index speaks, so that pip and uv install from it as from a public index
-once a web server serves INDEX (scripts/check_index_install.sh: python -m http.server on
+once a web server serves INDEX (scripts/release/check_index_install.sh: python -m http.server on
 127.0.0.1).
 
     python simple_index.py DIST INDEX

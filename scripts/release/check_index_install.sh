@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The release wheels and sdist installed as a user of a package index installs them: DIST's files
 # checked as an index checks an upload (twine check --strict), served as PEP 503 "simple" pages by
-# a web server on 127.0.0.1 (scripts/local_index.sh), and installed with nothing but that
+# a web server on 127.0.0.1 (scripts/release/local_index.sh), and installed with nothing but that
 # index added to the one pip and uv already use (PyPI, which serves torch):
 #
-#   bash scripts/check_index_install.sh DIST [TORCH_VERSION...]   (default: every supported release)
+#   bash scripts/release/check_index_install.sh DIST [TORCH_VERSION...]   (default: every supported release)
 #
 # For each TORCH_VERSION, in a fresh virtual environment where that torch is installed first:
 #   - `pip install --extra-index-url URL hardsigmoid_ops` installs, `pip freeze` is the same before
-#     and after but for hardsigmoid_ops, scripts/check_wheel.py gives aten's bits with no compiler
+#     and after but for hardsigmoid_ops, scripts/release/check_wheel.py gives aten's bits with no compiler
 #     reachable, and a C++ program built against the installed CMake package gives them too
 #     (cpp_tests/downstream_package);
 #   - the same with `uv pip install`, the package uninstalled in between.
@@ -18,18 +18,18 @@
 # torch (HARDSIGMOID_OPS_CHECK_SDIST_BUILDS=0 leaves both out: two CUDA builds, CI's time). Beside each release's torch, the stand-in for a torch without CUDA
 # (PyPI serves none): check_cpu_stand_in below. Last, beside a torch outside the range (PyPI's
 # torch 2.10.0, and a stand-in named torch 2.16.0, a release newer than the range,
-# scripts/tools/stand_in_wheel.py: pip and uv read only its metadata), the documented command that
+# scripts/release/stand_in_wheel.py: pip and uv read only its metadata), the documented command that
 # keeps torch (docs/install.md)
 #   pip install --extra-index-url URL hardsigmoid_ops "torch==<installed version>"
 # refuses before installing anything, and the plain command's plan (--dry-run) is recorded: it
 # replaces torch with the newest release of the range.
 # The x86-64 wheel is what this runs (this machine's); the aarch64 wheel is checked under
-# emulation by scripts/check_wheel.sh. Logs in build-wheels/index-check.
+# emulation by scripts/release/check_wheel.sh. Logs in build-wheels/index-check.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
 source "$ROOT/scripts/torch_releases.sh"
-source "$ROOT/scripts/local_index.sh"
+source "$ROOT/scripts/release/local_index.sh"
 DIST="$(realpath "$1")"
 shift
 versions=("$@")
@@ -77,7 +77,7 @@ check_installed() {
   local env="$1" name="$2"
   shift 2
   mkdir -p "$WORK/elsewhere"
-  cp "$ROOT/scripts/check_wheel.py" "$WORK/elsewhere/"
+  cp "$ROOT/scripts/release/check_wheel.py" "$WORK/elsewhere/"
   (cd "$WORK/elsewhere" && env -i HOME="$HOME" PATH="$env/bin" "$env/bin/python" check_wheel.py \
     "$@" >"$WORK/check-$name.json") || { cat "$WORK/check-$name.json"; return 1; }
   grep -E '"(wheel_version|torch|library|comparisons_equal_to_aten)"' "$WORK/check-$name.json"
@@ -235,7 +235,7 @@ until_answered() {
 
 echo "== a torch outside the range"
 mkdir -p "$WORK/stand-ins"
-"$TOOLS/bin/python" "$ROOT/scripts/tools/stand_in_wheel.py" "$WORK/stand-ins" torch "$NEWER"
+"$TOOLS/bin/python" "$ROOT/scripts/release/stand_in_wheel.py" "$WORK/stand-ins" torch "$NEWER"
 for outside in "$OLDER" "$NEWER"; do
   env="$WORK/env-outside-$outside"
   fresh_env "$env"
