@@ -34,25 +34,50 @@ def test_the_running_torchs_release_and_variant(tmp_path, torch_version, cuda, c
     assert path == folder / chosen / "lib" / _library.LIBRARY_NAME
 
 
-def test_a_torch_with_cuda_takes_the_cpu_build_where_no_cuda_build_is_held(tmp_path):
-    """The aarch64 wheel holds builds without CUDA only, and PyPI's aarch64 torch is a CUDA build:
-    the CPU build serves it (and refuses CUDA tensors by name)."""
+def record(folder, directory, cuda_version):
+    """The build record beside a stand-in library, naming its CUDA version."""
+    (folder / directory / "lib" / _library.BUILD_RECORD).write_text(
+        f'{{"torch_version": "2.11.0", "cuda": true, "cuda_version": "{cuda_version}"}}')
+
+
+def test_a_torch_with_cuda_is_refused_where_its_release_has_no_cuda_build(tmp_path):
+    """Both platforms' wheels hold a CUDA build of each release: a CUDA torch that finds only the
+    CPU build meets a wheel that lacks what it should hold, and is told so rather than given a
+    library that refuses every CUDA tensor."""
     folder = releases(tmp_path, "torch2.11-cpu")
-    assert _library.release_library(folder, "2.11.0+cu130", "13.0").parent.parent.name == \
-        "torch2.11-cpu"
+    with pytest.raises(ImportError, match=r"holds libraries for torch 2.11 \(CPU\); this is "
+                       r"torch 2.11.0\+cu130 \(CUDA 13.0\), which none of them serves"):
+        _library.release_library(folder, "2.11.0+cu130", "13.0")
 
 
-@pytest.mark.parametrize("torch_version, cuda", [
-    ("2.10.0+cu128", "12.8"), ("2.16.0", "13.2"), ("2.12.0.dev20260101+cu130", "13.0"),
-    ("2.13.0+cpu", None)])
-def test_a_torch_no_library_serves_is_refused_naming_what_is_held(tmp_path, torch_version, cuda):
-    folder = releases(tmp_path, "torch2.11-cuda", "torch2.11-cpu", "torch2.12-cuda",
-                      "torch2.13-cuda")
+@pytest.mark.parametrize("torch_version, cuda, hip, xpu, why", [
+    ("2.11.0+cu128", "12.8", None, None,
+     "a CUDA 12.8 build: the package's CUDA library for it is a CUDA 13 build"),
+    ("2.11.0+rocm6.4", None, "6.4.43484", None, "a ROCm build (HIP 6.4.43484)"),
+    ("2.11.0+xpu", None, None, "20250101", "an XPU build (XPU 20250101)"),
+    ("2.11.0.dev20260101+cu130", "13.0", None, None, "a pre-release, nightly or source build"),
+    ("2.11.0a0+git1234567", "13.0", None, None, "a pre-release, nightly or source build"),
+    ("2.11.0rc1", "13.0", None, None, "a pre-release, nightly or source build")])
+def test_a_torch_build_the_wheel_holds_nothing_for_is_refused_saying_why(
+        tmp_path, torch_version, cuda, hip, xpu, why):
+    """What a release's library cannot serve though the release matches: another CUDA major
+    (whose runtime the library cannot use), ROCm and XPU (no kernels for their GPUs), and a build
+    that is not the final release (its classes may differ with no symbol to tell)."""
+    folder = releases(tmp_path, "torch2.11-cuda", "torch2.11-cpu")
+    record(folder, "torch2.11-cuda", "13.0")
     with pytest.raises(ImportError) as error:
-        _library.release_library(folder, torch_version, cuda)
+        _library.release_library(folder, torch_version, cuda, hip, xpu)
     message = str(error.value)
-    assert "torch 2.11 (CPU and CUDA), 2.12 (CUDA), 2.13 (CUDA)" in message, message
-    assert f"this is torch {torch_version}" in message, message
+    assert "holds libraries for torch 2.11 (CPU and CUDA 13)" in message, message
+    assert f"this is torch {torch_version}, {why}" in message, message
+    assert "pip install --no-build-isolation" in message, message
+
+
+def test_the_cuda_build_of_the_same_major_serves_any_minor(tmp_path):
+    folder = releases(tmp_path, "torch2.15-cuda", "torch2.15-cpu")
+    record(folder, "torch2.15-cuda", "13.0")
+    assert _library.release_library(folder, "2.15.0+cu132", "13.2") == \
+        folder / "torch2.15-cuda" / "lib" / _library.LIBRARY_NAME
 
 
 def test_no_releases_folder_is_a_source_build(tmp_path):

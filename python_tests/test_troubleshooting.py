@@ -4,8 +4,10 @@ aside; `…` stands for any text). Every entry of the page has a provocation bel
 cannot be added unchecked. The two that need a GPU and a library without its code run where
 scripts/gpu_check.sh's `limits` part builds such libraries and runs this file against them."""
 
+import importlib
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -70,17 +72,59 @@ def _copy_of_library(tmp_path, **record):
     return tmp_path / LIBRARY.name
 
 
-def wheel_without_this_release(tmp_path):
-    # The package as a release wheel installs it, holding libraries of releases other than this
-    # torch's (torch 2.10 and 3.0: files that are never loaded, since the choice comes first).
+def _wheel_import(tmp_path, directories, torch_as=""):
+    """`import hardsigmoid_ops` from the package as a release wheel installs it, holding stand-in
+    libraries in `directories` (never loaded: the choice comes first), each CUDA one with a record
+    naming this torch's CUDA major; `torch_as`: code run after `import torch` that makes it pose
+    as another build."""
     package = tmp_path / "site" / "hardsigmoid_ops"
     shutil.copytree(REPO_ROOT / "python" / "hardsigmoid_ops", package)
-    for directory in ("torch2.10-cpu", "torch3.0-cpu"):
+    for directory in directories:
         (package / "releases" / directory / "lib").mkdir(parents=True)
         (package / "releases" / directory / "lib" / LIBRARY.name).write_bytes(b"")
+        if directory.endswith("-cuda"):
+            (package / "releases" / directory / "lib" / "hardsigmoid_ops_build.json").write_text(
+                json.dumps({"torch_version": directory[5:-5] + ".0", "cuda": True,
+                            "cuda_version": "13.0"}))
     env = {k: v for k, v in os.environ.items() if k != "HARDSIGMOID_OPS_LIBRARY"}
     env["PYTHONPATH"] = str(tmp_path / "site")
-    return _run([sys.executable, "-c", "import hardsigmoid_ops"], tmp_path, env)
+    return _run([sys.executable, "-c", f"import torch\n{torch_as}\nimport hardsigmoid_ops"],
+                tmp_path, env)
+
+
+def wheel_without_this_release(tmp_path):
+    # Libraries of releases other than this torch's (torch 2.10 and 3.0).
+    return _wheel_import(tmp_path, ["torch2.10-cpu", "torch3.0-cpu"])
+
+
+def _this_release():
+    return ".".join(torch.__version__.split(".")[:2])
+
+
+def _wheel_import_as(tmp_path, torch_as):
+    return _wheel_import(tmp_path, [f"torch{_this_release()}-cuda", f"torch{_this_release()}-cpu"],
+                         torch_as)
+
+
+def wheel_in_rocm_torch(tmp_path):
+    # PyTorch's ROCm builds: torch.version.hip set, torch.version.cuda None.
+    return _wheel_import_as(tmp_path, "torch.version.hip = '6.4.43484'\n"
+                                      "torch.version.cuda = None")
+
+
+def wheel_in_xpu_torch(tmp_path):
+    return _wheel_import_as(tmp_path, "torch.version.xpu = '20250101'\ntorch.version.cuda = None")
+
+
+def wheel_in_cuda_12_torch(tmp_path):
+    # A +cu128 build of this release (PyTorch's own index); the held CUDA library is CUDA 13's.
+    return _wheel_import_as(tmp_path, "torch.version.cuda = '12.8'")
+
+
+def wheel_in_torch_nightly(tmp_path):
+    # A nightly of this release; a source build's number (2.11.0a0+git…) is refused alike.
+    return _wheel_import_as(
+        tmp_path, f"torch.__version__ = '{_this_release()}.0.dev20260101+cu130'")
 
 
 def other_torch(tmp_path):
@@ -216,6 +260,26 @@ def no_scikit_build_core(tmp_path):
                 tmp_path)
 
 
+def source_install_without_torch(tmp_path):
+    # A fresh environment with the build backend (this environment's scikit-build-core and what
+    # it imports, through a .pth file) and no torch: the quick start's source build where torch
+    # was not installed first.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=300)
+    backend = tmp_path / "backend"
+    backend.mkdir()
+    for name in ("scikit_build_core", "packaging", "pathspec"):
+        (backend / name).symlink_to(pathlib.Path(importlib.import_module(name).__file__).parent)
+    site = subprocess.run([venv / "bin" / "python", "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (pathlib.Path(site) / "backend.pth").write_text(f"{backend}\n")
+    return _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
+                 "install", "--no-build-isolation", "--no-index", "--no-deps", str(REPO_ROOT)],
+                tmp_path)
+
+
 def executorch_with_torch_2_11(tmp_path):
     pytest.importorskip("executorch", reason="ExecuTorch is not installed beside this torch")
     if torch.__version__.split("+")[0] >= "2.15":
@@ -233,6 +297,8 @@ def executorch_with_torch_2_11(tmp_path):
 # Each entry's provocations, one per quote, in the page's order.
 PROVOKE = {
     "The wheel holds no library for this torch": [wheel_without_this_release],
+    "The wheel holds nothing for this torch build": [
+        wheel_in_rocm_torch, wheel_in_xpu_torch, wheel_in_cuda_12_torch, wheel_in_torch_nightly],
     "The library was built against another torch": [other_torch],
     "A library with CUDA kernels in a torch without CUDA, or of another CUDA major": [
         wheel_in_torch_without_cuda, wheel_of_another_cuda_major],
@@ -248,6 +314,7 @@ PROVOKE = {
     "A C++ program's configure stops: CUDA not found": [torch_cmake_without_cuda_toolkit],
     "GoogleTest not found when building": [no_googletest],
     "scikit-build-core missing for a source install": [no_scikit_build_core],
+    "No torch installed for a source install": [source_install_without_torch],
     "ExecuTorch fails on every model with torch 2.11": [executorch_with_torch_2_11],
 }
 QUOTES = [pytest.param(heading, index, id=f"{heading}-{index}")

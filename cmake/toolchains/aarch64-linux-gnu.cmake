@@ -15,3 +15,16 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
+# CUDA for aarch64 (Grace's sbsa): the host's nvcc with this compiler as its host compiler, and a
+# toolkit whose targets/aarch64-linux holds aarch64 headers and libraries, named by the
+# environment's HARDSIGMOID_OPS_AARCH64_CUDA_TOOLKIT (scripts/release/aarch64_cuda_toolkit.sh
+# assembles one from PyPI's aarch64 CUDA wheels). torch's FindCUDA reads CUDA_TOOLKIT_ROOT from
+# the environment when cross-compiling, CMake's FindCUDAToolkit CUDAToolkit_ROOT.
+if(DEFINED ENV{HARDSIGMOID_OPS_AARCH64_CUDA_TOOLKIT})
+  set(_cuda_toolkit "$ENV{HARDSIGMOID_OPS_AARCH64_CUDA_TOOLKIT}")
+  set(CMAKE_CUDA_COMPILER "${_cuda_toolkit}/bin/nvcc")
+  set(CMAKE_CUDA_HOST_COMPILER aarch64-linux-gnu-g++)
+  set(CUDAToolkit_ROOT "${_cuda_toolkit}")
+  set(CUDA_TOOLKIT_ROOT_DIR "${_cuda_toolkit}" CACHE PATH "the aarch64 CUDA toolkit")
+  set(ENV{CUDA_TOOLKIT_ROOT} "${_cuda_toolkit}")
+endif()

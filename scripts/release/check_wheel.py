@@ -135,6 +135,30 @@ def check_refuses_cuda():
             sys.exit("a CUDA tensor ran in a library without CUDA kernels")
 
 
+def check_cuda_without_gpu():
+    """A library with CUDA kernels where torch sees no GPU (an aarch64 CUDA torch under emulation):
+    its CUDA kernel, reached with a CPU tensor, fails as aten's own CUDA kernel does, and a CUDA
+    tensor gets torch's own error; never the refusal of a library built without CUDA kernels."""
+    cuda_only = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+    errors = []
+    for op in (OPS.hardsigmoid.default, torch.ops.aten.hardsigmoid.default):
+        try:
+            op.redispatch(cuda_only, torch.zeros(3))
+        except RuntimeError as error:
+            errors.append(str(error).splitlines()[0])
+        else:
+            sys.exit(f"{op} ran a CPU tensor in its CUDA kernel")
+    if errors[0] != errors[1] or "built without CUDA kernels" in errors[0]:
+        sys.exit(f"the CUDA kernel without a GPU: {errors[0]!r}; aten's: {errors[1]!r}")
+    try:
+        OPS.hardsigmoid(torch.zeros(3).to("cuda"))
+    except RuntimeError as error:
+        if "built without CUDA kernels" in str(error):
+            sys.exit(f"a CUDA tensor without a GPU got the library's refusal: {error}")
+        return str(error).splitlines()[0]
+    sys.exit("a CUDA tensor was made where torch sees no GPU")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--torch-cuda-list", action="store_true")
@@ -143,11 +167,11 @@ def main():
 
     info = hardsigmoid_ops.build_info()
     package = pathlib.Path(hardsigmoid_ops.__file__).resolve().parent
-    # The release wheel's library for this torch: its release's CUDA build where torch has CUDA
-    # and the wheel holds one (x86-64), else its build without CUDA.
+    # The release wheel's library for this torch: its release's CUDA build where torch has CUDA,
+    # on either platform, else its build without CUDA.
     held = _library.held_releases()
     release = _torch_release.release(torch.__version__)
-    cuda = bool(torch.version.cuda) and (release, True) in held
+    cuda = bool(torch.version.cuda)
     expected = package / "releases" / _torch_release.release_directory(release, cuda) / "lib"
     if (pathlib.Path(info["library"]).resolve().parent != expected
             or package.parent.name == "python"):
@@ -174,6 +198,8 @@ def main():
                          f"{sorted(torch_list)}")
         for index in range(torch.cuda.device_count()):
             checked += check_device(f"cuda:{index}")
+        if not torch.cuda.is_available():
+            info["cuda_tensor_without_gpu"] = check_cuda_without_gpu()
     else:
         check_refuses_cuda()
     if args.as_torch_without_cuda and info["cuda"]:

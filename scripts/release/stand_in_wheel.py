@@ -1,6 +1,8 @@
 """Writes a stand-in wheel of a package at a version no index serves (a name, a version, no
-files), so that pip's resolver can be shown refusing it: scripts/release/check_wheel.sh offers
-torch 2.10.0 beside a release wheel, whose requirement must exclude it.
+files), so that pip's and uv's resolvers can be shown refusing it:
+scripts/release/check_index_install.sh installs torch 2.16.0 this way, the release after the
+supported range (below it, PyPI's own torch 2.10.0 serves), and the release wheel's requirement
+must exclude it.
 
     python stand_in_wheel.py FOLDER NAME VERSION
 """
