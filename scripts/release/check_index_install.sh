@@ -167,6 +167,7 @@ for installer in pip uv; do
   fi
   echo "-- $installer brought torch $(torch_of "$env")"
   check_installed "$env" "no-torch-$installer"
+  rm -rf "$env"  # some 5 GB
 done
 
 # The sdist, as pip builds it where no wheel serves a platform (docs/install.md, "From source"),
@@ -216,7 +217,7 @@ fi
 
 # An installer's answer rather than the network's: CMD... runs, its output in $1, until it
 # succeeds or its output matches $2, at most DOWNLOAD_ATTEMPTS times (scripts/downloads.sh). pip
-# reaches its refusal through the sdist, whose isolated build downloads a torch first: a download
+# downloads torch's wheels (hundreds of megabytes) while it resolves, before it refuses: a download
 # cut there fails the command as a refusal does, and its log says "because" too.
 until_answered() {
   local log="$1" pattern="$2" attempt=1
@@ -277,5 +278,6 @@ for outside in "$OLDER" "$NEWER"; do
       exit 1
     fi
   done
+  rm -rf "$env"
 done
 echo "-- every install from the index checked"
