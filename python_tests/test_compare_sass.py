@@ -69,3 +69,12 @@ def test_a_kernel_or_an_architecture_on_one_side_only_is_named(tmp_path):
     assert "_Z1bv: only in the x86-64 library" in result.stdout
     assert "only the x86-64 library holds sm_100: no comparison there" in result.stdout
     assert "only the aarch64 library holds sm_110: no comparison there" in result.stdout
+
+
+def test_a_listing_with_no_instructions_read_proves_nothing(tmp_path):
+    empty = {"sm_90": {"_Z1av": []}}
+    result = compare(tmp_path, empty, empty)
+    assert result.returncode == 1
+    assert "sm_90: no kernel, or kernels without instructions (_Z1av)" in result.stdout
+    result = compare(tmp_path, {"sm_90": {}}, {"sm_90": {}})
+    assert result.returncode == 1

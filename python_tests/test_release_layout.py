@@ -46,7 +46,8 @@ def test_a_torch_with_cuda_is_refused_where_its_release_has_no_cuda_build(tmp_pa
     library that refuses every CUDA tensor."""
     folder = releases(tmp_path, "torch2.11-cpu")
     with pytest.raises(ImportError, match=r"holds libraries for torch 2.11 \(CPU\); this is "
-                       r"torch 2.11.0\+cu130 \(CUDA 13.0\), which none of them serves"):
+                       r"torch 2.11.0\+cu130 \(CUDA 13.0\): the package holds no CUDA library "
+                       r"for torch 2.11, which none of them serves. Build the library"):
         _library.release_library(folder, "2.11.0+cu130", "13.0")
 
 

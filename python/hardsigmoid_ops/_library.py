@@ -107,6 +107,10 @@ def release_library(releases_dir=_RELEASES_DIR, torch_version=None, torch_cuda=N
     elif not _torch_release.is_final(torch_version):
         why = (", a pre-release, nightly or source build: only a library built against that "
                "very build serves it")
+    elif wanted not in held and (wanted[0], not wanted[1]) in held:
+        why = (f" (CUDA {torch_cuda}): the package holds no CUDA library for torch {wanted[0]}"
+               if torch_cuda else f" without CUDA: the package holds no CPU library for torch "
+               f"{wanted[0]}")
     elif wanted not in held:
         why = " without CUDA" if not torch_cuda else f" (CUDA {torch_cuda})"
         build_from_source = (f"Install a torch of those releases, or b{build_from_source[1:]}")

@@ -219,10 +219,12 @@ fi
 # succeeds or its output matches $2, at most DOWNLOAD_ATTEMPTS times (scripts/downloads.sh). pip
 # downloads torch's wheels (hundreds of megabytes) while it resolves, before it refuses: a download
 # cut there fails the command as a refusal does, and its log says "because" too.
+# ANSWER_STATUS holds the command's last exit status.
 until_answered() {
   local log="$1" pattern="$2" attempt=1
   shift 2
-  until "$@" >"$log" 2>&1 || grep -qiE "$pattern" "$log"; do
+  while ANSWER_STATUS=0 && { "$@" >"$log" 2>&1 || ANSWER_STATUS=$?; } &&
+    ((ANSWER_STATUS != 0)) && ! grep -qiE "$pattern" "$log"; do
     if ((attempt >= ${DOWNLOAD_ATTEMPTS:-4})); then
       tail -20 "$log"
       echo "'$*' gave no answer in $attempt attempts (the log above)"
@@ -260,9 +262,13 @@ for outside in "$OLDER" "$NEWER"; do
     fi
     refusal="conflict|cannot install|unsatisfiable|no solution"
     until_answered "$log" "$refusal" "${refused[@]}"
-    if ! grep -qiE "$refusal" "$log"; then
+    # A refusal: the installer failed, over torch's version (not a package the index lacks), and
+    # installed nothing.
+    if ((ANSWER_STATUS == 0)) || ! grep -qiE "$refusal" "$log" ||
+      ! grep -qE "torch(==$outside|>=2)" "$log" ||
+      "$env/bin/python" -m pip show -q hardsigmoid_ops >/dev/null 2>&1; then
       cat "$log"
-      echo "$installer installed hardsigmoid_ops beside torch $outside"
+      echo "$installer did not refuse hardsigmoid_ops over torch $outside (exit $ANSWER_STATUS)"
       exit 1
     fi
     [[ "$(freeze "$env")" == "$before" ]] || { echo "$installer changed the environment"; exit 1; }

@@ -70,29 +70,33 @@ aarch64_env() {
 }
 installed() { (cd "$1/lib/python3.11/site-packages" && find . -maxdepth 1 -name "*.dist-info" | sort); }
 # Every symbol the release's libraries leave undefined is defined by that torch's libraries, the
-# CUDA runtime its wheel brings (nvidia-cuda-runtime) or the C and C++ runtimes: the link a
-# Grace machine's loader makes, made here by name. $1 the torch's site, $2 its version.
+# CUDA runtime its wheel brings (nvidia-cuda-runtime; for the -cuda library alone) or the C and
+# C++ runtimes: the link a Grace machine's loader makes, made here by name. $1 the torch's site,
+# $2 its version.
 undefined_symbols_check() {
-  local site="$1" release library providers=() missing
+  local site="$1" release variant library providers=() runtimes=() missing count
   release="$(cut -d. -f1,2 <<<"$2")"
-  providers=("$site"/torch/lib/*.so* "$site"/nvidia/cu*/lib/libcudart.so.*)
   for library in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
-    providers+=("$(find "$ARM_ROOT"/lib "$ARM_ROOT"/usr/lib -name "$library" | head -1)")
+    runtimes+=("$(find "$ARM_ROOT"/lib "$ARM_ROOT"/usr/lib -name "$library" | head -1)")
   done
-  for library in "$work"/unpacked/hardsigmoid_ops/releases/torch"$release"-*/lib/libhardsigmoid_ops.so; do
+  for variant in cpu cuda; do
+    library="$work/unpacked/hardsigmoid_ops/releases/torch$release-$variant/lib/libhardsigmoid_ops.so"
+    [[ -f "$library" ]] || { echo "the wheel holds no $library"; exit 1; }
+    providers=("$site"/torch/lib/*.so* "${runtimes[@]}")
+    [[ "$variant" == cpu ]] || providers+=("$site"/nvidia/cu*/lib/libcudart.so.*)
+    count="$(aarch64-linux-gnu-nm -D --undefined-only "$library" | grep -c ' U ')"
     missing="$(comm -23 \
       <(aarch64-linux-gnu-nm -D --undefined-only "$library" | awk '$1 == "U" {print $2}' |
         sed 's/@.*//' | sort -u) \
       <(for provider in "${providers[@]}"; do aarch64-linux-gnu-nm -D --defined-only "$provider"; done |
         awk '{print $3}' | sed 's/@.*//' | sort -u))"
-    if [[ -n "$missing" ]]; then
-      echo "$library: undefined, and defined by none of torch $2's libraries or the runtimes:"
+    if [[ -n "$missing" || "$count" == 0 ]]; then
+      echo "$library: undefined, and defined by none of ${providers[*]}:"
       echo "$missing" | head -20
       exit 1
     fi
-    echo "-- $(basename "$(dirname "$(dirname "$library")")"): every undefined symbol" \
-      "($(aarch64-linux-gnu-nm -D --undefined-only "$library" | grep -c ' U ')) defined by" \
-      "torch $2's libraries, its CUDA runtime or the C and C++ runtimes"
+    echo "-- torch$release-$variant: every undefined symbol ($count) defined by torch $2's" \
+      "libraries$([[ "$variant" == cpu ]] || echo ", its CUDA runtime") or the C and C++ runtimes"
   done
 }
 
@@ -111,8 +115,15 @@ cpp_consumer_check() {
     tail -30 "$build.log"
     exit 1
   fi
-  echo "   the C++ program, cross-built against the CUDA torch, links" \
-    "$(aarch64-linux-gnu-readelf -d "$build/consumer" | grep -oE 'releases/torch[^/]+' | sort -u)"
+  # find_package gave the CUDA torch its release's CUDA library.
+  local linked
+  linked="$(aarch64-linux-gnu-readelf -d "$build/consumer" | grep -oE 'releases/torch[^/]+' |
+    sort -u || true)"
+  if [[ "$linked" != "releases/torch$(cut -d. -f1,2 <<<"$2")-cuda" ]]; then
+    echo "the C++ program links '$linked', not the CUDA library of torch $2"
+    exit 1
+  fi
+  echo "   the C++ program, cross-built against the CUDA torch, links $linked"
   "$QEMU_BACKPORTS" -L "$ARM_ROOT" "$build/consumer"
 }
 
@@ -149,6 +160,12 @@ for torch_version in "${torch_versions[@]}"; do
     (cd "$work/elsewhere" && QEMU_CPU=max "$QEMU_BACKPORTS" "$env/bin/python" check_wheel.py "$@" |
       tee "$work/check-$torch_version-$installer.json")
   done
+  # The library without CUDA, for an aarch64 torch without CUDA (PyPI serves none for 2.11 -
+  # 2.15): the stand-in, this torch with torch.version.cuda None, must load it and get its bits.
+  echo "-- the stand-in for a torch without CUDA (torch.version.cuda None):"
+  (cd "$work/elsewhere" && QEMU_CPU=max "$QEMU_BACKPORTS" "$env/bin/python" check_wheel.py \
+    --as-torch-without-cuda "$@" | tee "$work/check-$torch_version-without-cuda.json" |
+    grep -E '"(library|comparisons_equal_to_aten)"')
   cpp_consumer_check "$site" "$torch_version"
   echo "-- $name: installed for aarch64 CPython 3.11, checked with torch $torch_version under" \
     "$("$QEMU_BACKPORTS" --version | head -1) (DEFAULT)"

@@ -56,6 +56,12 @@ def main(cuobjdump, x86_64, aarch64):
     for architecture in common:
         a, b = ours["x86-64"][architecture], ours["aarch64"][architecture]
         names = sorted(set(a) | set(b))
+        # Nothing read is nothing proven: a listing whose form this parser does not know.
+        empty = [n for n in names if not a.get(n, [1]) or not b.get(n, [1])]
+        if not names or empty:
+            print(f"{architecture}: no kernel, or kernels without instructions ({' '.join(empty)}):"
+                  f" cuobjdump's listing not read")
+            return 1
         same = [n for n in names if a.get(n) is not None and a.get(n) == b.get(n)]
         lines = sum(len(a[n]) for n in same)
         print(f"{architecture}: {len(same)} of {len(names)} kernels the same SASS "
