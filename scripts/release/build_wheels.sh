@@ -227,10 +227,15 @@ for arch in "${arches[@]}"; do
     >"$WORK/auditwheel-$arch.txt"
   echo "auditwheel repair: $tag; auditwheel show (with torch's libraries beside it):"
   grep -A1 -E "consistent with|constrains the platform tag" "$WORK/auditwheel-$arch.txt"
-  # Every earlier wheel of this platform goes, whatever its version: an index serving dist/ would
-  # offer it beside this one, and pip prefers a higher version (the earlier layout's
-  # 0.1.0+torch2.X sorts above 0.1.0), and that wheel asks for another torch.
+  # Every earlier wheel of this platform goes, whatever its version, and one of another version
+  # of any platform: an index serving dist/ would offer it beside this one, pip prefers a higher
+  # version (the earlier layout's 0.1.0+torch2.X sorts above 0.1.0), and that wheel asks for
+  # another torch.
   rm -f "$DIST"/hardsigmoid_ops-*_"$arch".whl
+  for earlier in "$DIST"/hardsigmoid_ops-*.whl; do
+    [[ ! -e "$earlier" || "$(basename "$earlier")" == "hardsigmoid_ops-$(cut -d- -f2 <<<"$name")-"* ]] ||
+      rm -f "$earlier"
+  done
   mv "${repaired[0]}" "$DIST/"
   summary_code=()
   for entry in "${code[@]}"; do
