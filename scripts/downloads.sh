@@ -15,7 +15,10 @@
 #   debian_packages PACKAGE...      installs those of the Debian packages not installed yet
 #   pinned NAME [FILE]              the version FILE (default: requirements.txt) pins NAME to
 #   UV_VERSION                      the uv the scripts install (check_index_install.sh,
-#                                   pythons/setup.sh)
+#                                   check_wheel.sh, pythons/setup.sh)
+#   tools_venv DIR PACKAGE...       a virtual environment at DIR holding those pinned packages
+#                                   (the scripts' tools: uv, twine, auditwheel ...), made again
+#                                   where the list changed
 #   stamp_matches FILE TEXT         whether FILE holds TEXT's digest (an environment installed
 #   write_stamp FILE TEXT           from that TEXT of requirements), and writes it there
 
@@ -72,4 +75,13 @@ pip_platforms() {
   local v
   echo --platform "manylinux2014_$1" --platform "linux_$1"
   for v in $(seq 17 39); do echo --platform "manylinux_2_${v}_$1"; done
+}
+
+tools_venv() {
+  local dir="$1"
+  shift
+  [[ -f "$dir/.tools" && "$(cat "$dir/.tools")" == "$*" ]] && return 0
+  rm -rf "$dir"
+  python3 -m venv "$dir" && with_retries "$dir/bin/python" -m pip install -q "$@" &&
+    echo "$*" >"$dir/.tools"
 }

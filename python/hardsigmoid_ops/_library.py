@@ -60,11 +60,14 @@ def held_releases(releases_dir=_RELEASES_DIR):
     return held
 
 
-def _cuda_major(library):
-    """The CUDA major ("13") of a release library's build, from its record; None where the record
-    names none."""
-    cuda_version = build_record(library).get("cuda_version")
+def _major(cuda_version):
+    """ "13" for "13.0"; None for None (no CUDA, or a record that names none)."""
     return cuda_version.split(".")[0] if cuda_version else None
+
+
+def _cuda_major(library):
+    """The CUDA major of a release library's build, from its record."""
+    return _major(build_record(library).get("cuda_version"))
 
 
 def _held_description(held):
@@ -114,7 +117,7 @@ def release_library(releases_dir=_RELEASES_DIR, torch_version=None, torch_cuda=N
     elif wanted not in held:
         why = " without CUDA" if not torch_cuda else f" (CUDA {torch_cuda})"
         build_from_source = (f"Install a torch of those releases, or b{build_from_source[1:]}")
-    elif torch_cuda and _cuda_major(held[wanted]) not in (None, torch_cuda.split(".")[0]):
+    elif torch_cuda and _cuda_major(held[wanted]) not in (None, _major(torch_cuda)):
         why = (f", a CUDA {torch_cuda} build: the package's CUDA library for it is a CUDA "
                f"{_cuda_major(held[wanted])} build, whose runtime this torch does not bring")
     else:
@@ -169,8 +172,7 @@ def check_built_for_this_torch(path):
             f"hardsigmoid_ops: {path} was built with CUDA kernels, but this torch "
             f"{torch.__version__} has no CUDA; rebuild it against this torch.")
     built_cuda = built.get("cuda_version")
-    built_major = built_cuda.split(".")[0] if built_cuda else None
-    torch_major = torch.version.cuda.split(".")[0] if torch.version.cuda else None
+    built_major, torch_major = _major(built_cuda), _major(torch.version.cuda)
     if built_major and torch_major and built_major != torch_major:
         raise ImportError(
             f"hardsigmoid_ops: {path} was built with CUDA {built_cuda}, but this torch "

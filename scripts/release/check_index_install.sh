@@ -44,13 +44,7 @@ mkdir -p "$WORK"
 
 # uv and twine at fixed versions, in a tools environment of their own.
 TOOLS="$WORK/tools-venv"
-tools=("uv==$UV_VERSION" twine==7.0.0)
-if [[ ! -f "$TOOLS/.tools" || "$(cat "$TOOLS/.tools")" != "${tools[*]}" ]]; then
-  rm -rf "$TOOLS"
-  python3 -m venv "$TOOLS"
-  with_retries "$TOOLS/bin/python" -m pip install -q "${tools[@]}"
-  echo "${tools[*]}" >"$TOOLS/.tools"
-fi
+tools_venv "$TOOLS" "uv==$UV_VERSION" twine==7.0.0
 UV="$TOOLS/bin/uv"
 
 echo "== twine check --strict"
@@ -215,25 +209,17 @@ if [[ "${HARDSIGMOID_OPS_CHECK_SDIST_BUILDS:-1}" != 0 ]]; then
   rm -rf "$env"
 fi
 
-# An installer's answer rather than the network's: CMD... runs, its output in $1, until it
-# succeeds or its output matches $2, at most DOWNLOAD_ATTEMPTS times (scripts/downloads.sh). pip
+# An installer's answer rather than the network's, for with_retries (scripts/downloads.sh): CMD...
+# runs, its output in $1, and counts as answered where it succeeds or its output matches $2. pip
 # downloads torch's wheels (hundreds of megabytes) while it resolves, before it refuses: a download
-# cut there fails the command as a refusal does, and its log says "because" too.
-# ANSWER_STATUS holds the command's last exit status.
-until_answered() {
-  local log="$1" pattern="$2" attempt=1
+# cut there fails the command as a refusal does, and its log says "because" too. ANSWER_STATUS
+# holds the command's exit status.
+answered() {
+  local log="$1" pattern="$2"
   shift 2
-  while ANSWER_STATUS=0 && { "$@" >"$log" 2>&1 || ANSWER_STATUS=$?; } &&
-    ((ANSWER_STATUS != 0)) && ! grep -qiE "$pattern" "$log"; do
-    if ((attempt >= ${DOWNLOAD_ATTEMPTS:-4})); then
-      tail -20 "$log"
-      echo "'$*' gave no answer in $attempt attempts (the log above)"
-      return 1
-    fi
-    echo "   no answer from the installer (attempt $attempt): $(grep -m1 -iE 'fail|error' "$log")"
-    sleep $((30 * attempt))
-    attempt=$((attempt + 1))
-  done
+  ANSWER_STATUS=0
+  "$@" >"$log" 2>&1 || ANSWER_STATUS=$?
+  ((ANSWER_STATUS == 0)) || grep -qiE "$pattern" "$log"
 }
 
 echo "== a torch outside the range"
@@ -261,7 +247,7 @@ for outside in "$OLDER" "$NEWER"; do
         hardsigmoid_ops)
     fi
     refusal="conflict|cannot install|unsatisfiable|no solution"
-    until_answered "$log" "$refusal" "${refused[@]}"
+    with_retries answered "$log" "$refusal" "${refused[@]}" || { tail -20 "$log"; exit 1; }
     # A refusal: the installer failed, over torch's version (not a package the index lacks), and
     # installed nothing.
     if ((ANSWER_STATUS == 0)) || ! grep -qiE "$refusal" "$log" ||
@@ -276,7 +262,7 @@ for outside in "$OLDER" "$NEWER"; do
     grep -iE "$refusal|because" "$log" | head -4
     plan="$WORK/plain-$outside-$installer.log"
     would="^Would install|^ [-+] torch=="
-    until_answered "$plan" "$would" "${plain[@]}"
+    with_retries answered "$plan" "$would" "${plain[@]}" || { tail -20 "$plan"; exit 1; }
     echo "   the plain command would (--dry-run):"
     if ! grep -E "$would" "$plan" | sed -E 's/^(Would install) .*(torch-[^ ]*).*/\1 \2 .../; s/^/     /'; then
       tail -20 "$plan"

@@ -52,9 +52,9 @@ aarch64_install() {  # TARGET ARGS...
 python3 -m zipfile -e "$wheel" "$work/unpacked"
 source "$ROOT/scripts/release/local_index.sh"
 serve_local_index "$links" "$work"
-UV="$work/tools/bin/uv"
-python3 -m venv "$work/tools"
-with_retries "$work/tools/bin/python" -m pip install -q "uv==$UV_VERSION"
+# uv in a folder of its own, kept across runs (the check's folder is made afresh).
+tools_venv "${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-tools-venv" "uv==$UV_VERSION"
+UV="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-tools-venv/bin/uv"
 
 # The environment of one release: the emulated Python's venv, its site-packages holding the
 # release's aarch64 torch and dependencies (hard links to the cached install: nothing is
