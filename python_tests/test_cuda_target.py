@@ -41,6 +41,7 @@ def setup(tmp_path):
     wheels.mkdir()
     (host / "bin").mkdir(parents=True)
     (host / "bin" / "nvcc").write_text("host nvcc")
+    (host / "bin" / "nvcc.profile").write_text("INCLUDES += ...")
     (host / "nvvm").mkdir()
     include = "nvidia/cu13/include/"
     wheel(wheels, "nvidia_cuda_runtime", "13.0.96", {
@@ -91,3 +92,16 @@ def test_a_component_without_the_headers_the_build_reads_stops_it(setup):
     tmp_path, wheels, host = setup
     with pytest.raises(SystemExit, match="no cublas_v2.h in the wheels given"):
         cuda_target.main(tmp_path / "toolkit", host, "cudart,crt,cccl,culibos,nvrtc", wheels)
+
+
+def test_a_folder_holding_a_wrapper_nvcc_is_not_taken_for_the_toolkit(setup, tmp_path):
+    # /usr/local/bin/nvcc may be a script that execs the toolkit's nvcc: linking its folder's
+    # programs gives a toolkit whose nvcc finds none of the aarch64 headers.
+    _, wheels, _ = setup
+    wrapper = tmp_path / "local"
+    (wrapper / "bin").mkdir(parents=True)
+    (wrapper / "bin" / "nvcc").write_text("#!/bin/sh\nexec /opt/cuda/bin/nvcc \"$@\"\n")
+    with pytest.raises(SystemExit, match="is not a CUDA toolkit"):
+        cuda_target.main(tmp_path / "toolkit", wrapper, "cudart,crt,cccl,culibos,nvrtc,cublas",
+                         wheels)
+    assert not (tmp_path / "toolkit").exists()

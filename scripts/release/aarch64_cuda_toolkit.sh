@@ -15,8 +15,16 @@ declare -A CUDA_TOOLKIT_OF_NVCC=([13.0.88]=13.0.2)
 CUDA_TOOLKIT_COMPONENTS=cudart,crt,cccl,nvcc,nvrtc,cublas,cusparse,cusolver,curand,cufft,nvtx,culibos
 
 aarch64_cuda_toolkit() {
-  local cache="$1" host nvcc_version release out wheels
-  host="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")")"
+  local cache="$1" nvcc host nvcc_version release out wheels
+  nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+  # nvcc on PATH may be a wrapper that execs the toolkit's (a script in /usr/local/bin): its
+  # toolkit is where nvcc itself says, not where the name on PATH resolves.
+  host="$("$nvcc" --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -1)"
+  if [[ -z "$host" ]]; then
+    echo "aarch64_cuda_toolkit.sh: $nvcc --dryrun names no toolkit (TOP=)" >&2
+    return 1
+  fi
+  host="$(readlink -f "$host")"
   nvcc_version="$("$host/bin/nvcc" --version | sed -n 's/.*, V\([0-9.]*\)$/\1/p')"
   release="${CUDA_TOOLKIT_OF_NVCC[$nvcc_version]:-}"
   if [[ -z "$release" ]]; then
@@ -44,6 +52,26 @@ aarch64_cuda_toolkit() {
     return 1
   fi
   rm -rf "$wheels"
+  aarch64_cuda_probe "$out" || return 1
   echo "$host $CUDA_TOOLKIT_COMPONENTS" >"$out/.assembled"
   echo "$out"
+}
+
+# aarch64_cuda_probe TOOLKIT: the toolkit compiles a kernel into an aarch64 object with the
+# aarch64 host compiler, before it is stamped assembled: a toolkit that cannot (nvcc linked from
+# somewhere that is not a toolkit) fails here, by name, not inside CMake's compiler check.
+aarch64_cuda_probe() {
+  local toolkit="$1" probe
+  probe="$(mktemp -d)"
+  printf '#include <cuda_runtime.h>\n__global__ void probe(float* p) { p[threadIdx.x] = 1.f; }\n' \
+    >"$probe/probe.cu"
+  if ! "$toolkit/bin/nvcc" -ccbin aarch64-linux-gnu-g++ -arch sm_90 -c "$probe/probe.cu" \
+    -o "$probe/probe.o" >"$probe/log" 2>&1 ||
+    ! readelf -h "$probe/probe.o" | grep -q "Machine: *AArch64"; then
+    echo "aarch64_cuda_toolkit.sh: $toolkit does not compile a kernel for aarch64:" >&2
+    cat "$probe/log" >&2
+    rm -rf "$probe"
+    return 1
+  fi
+  rm -rf "$probe"
 }

@@ -78,6 +78,10 @@ def pinned_wheels(folder, components):
 
 def main(out, host, components, folder):
     out, host = pathlib.Path(out), pathlib.Path(host).resolve()
+    # nvcc reads nvcc.profile beside itself for its include and library paths: the folder linked
+    # must be a toolkit's, not one holding a wrapper script named nvcc.
+    if not (host / "bin" / "nvcc.profile").is_file() or not (host / "nvvm").is_dir():
+        sys.exit(f"cuda_target.py: {host} is not a CUDA toolkit (no bin/nvcc.profile and nvvm)")
     if out.exists():
         shutil.rmtree(out)
     target = out / TARGET
