@@ -225,10 +225,12 @@ for arch in "${arches[@]}"; do
   # of any platform: an index serving dist/ would offer it beside this one, pip prefers a higher
   # version (the earlier layout's 0.1.0+torch2.X sorts above 0.1.0), and that wheel asks for
   # another torch.
-  rm -f "$DIST"/hardsigmoid_ops-*_"$arch".whl
   for earlier in "$DIST"/hardsigmoid_ops-*.whl; do
-    [[ ! -e "$earlier" || "$(basename "$earlier")" == "hardsigmoid_ops-$(cut -d- -f2 <<<"$name")-"* ]] ||
-      rm -f "$earlier"
+    case "$(basename "$earlier")" in
+      *_"$arch".whl) rm -f "$earlier" ;;
+      hardsigmoid_ops-"$(cut -d- -f2 <<<"$name")"-*) ;;  # the other platform's, this version
+      *) rm -f "$earlier" ;;
+    esac
   done
   mv "${repaired[0]}" "$DIST/"
   summary_code=()

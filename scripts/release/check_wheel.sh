@@ -29,7 +29,8 @@ done
 ((${#torch_versions[@]})) || torch_versions=("$pinned")
 name="$(basename "$wheel")"
 version="$(cut -d- -f2 <<<"$name")"
-work="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-${name%.whl}"
+build="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}"
+work="$build/check-${name%.whl}"
 rm -rf "$work"
 mkdir -p "$work/elsewhere"
 cp "$ROOT/scripts/release/check_wheel.py" "$work/elsewhere/"
@@ -53,8 +54,8 @@ python3 -m zipfile -e "$wheel" "$work/unpacked"
 source "$ROOT/scripts/release/local_index.sh"
 serve_local_index "$links" "$work"
 # uv in a folder of its own, kept across runs (the check's folder is made afresh).
-tools_venv "${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-tools-venv" "uv==$UV_VERSION"
-UV="${WHEEL_BUILD_DIR:-$ROOT/build-wheels}/check-tools-venv/bin/uv"
+tools_venv "$build/check-tools-venv" "uv==$UV_VERSION"
+UV="$build/check-tools-venv/bin/uv"
 
 # The environment of one release: the emulated Python's venv, its site-packages holding the
 # release's aarch64 torch and dependencies (hard links to the cached install: nothing is
